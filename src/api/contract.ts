@@ -1,0 +1,54 @@
+import type { z } from 'zod';
+
+/** Who may reach a route before any project-level check runs (spec 1 §4.1, §5). */
+export type RouteAuth =
+  | 'none' // no credential needed (health, invitation preview and accept, login)
+  | 'any' // any valid credential: person, personal key, service-account key, workload key
+  | 'person' // a signed-in person (session or personal key); machine credentials get 403
+  | 'platform-admin'; // a person whose platform role is admin
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * One endpoint of the contract: the single source of truth for the daemon's validation,
+ * the typed client and the OpenAPI document. Paths use the spec's `{param}` syntax;
+ * `{param...}` matches the rest of the path.
+ */
+export interface RouteContract<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+> {
+  id: string;
+  method: HttpMethod;
+  path: string;
+  summary: string;
+  auth: RouteAuth;
+  /** Reachable by a person who still owes the first-login password change. */
+  allowBeforePasswordChange?: boolean;
+  /** Skips the per-principal rate limit (health checks only). */
+  unlimited?: boolean;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Byte cap for the JSON body; defaults to 8 KiB (spec 1 §8.1). */
+  bodyLimit?: number;
+  /** Success status and body schema. */
+  status: number;
+  response: R;
+}
+
+/** Declares a route; the literal type is kept so handlers see exact param, query and body types. */
+export function route<const C extends RouteContract>(c: C): C {
+  return c;
+}
+
+export type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
+export type BodyOf<C> = C extends RouteContract<any, any, infer B, any> ? z.input<B> : never;
+export type QueryOf<C> = C extends RouteContract<any, infer Q, any, any> ? z.input<Q> : never;
+export type ResponseOf<C> = C extends RouteContract<any, any, any, infer R> ? z.output<R> : never;
+
+export const KiB = 1024;
+export const MiB = 1024 * 1024;
+export const DEFAULT_BODY_LIMIT = 8 * KiB;

@@ -1,0 +1,75 @@
+import type { z } from 'zod';
+import type { RouteContract } from '../api/contract.js';
+import { ApiCallError, AbortError } from './errors.js';
+
+export interface CallInput {
+  params?: Record<string, string>;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+}
+
+/** Fills `{name}` and `{name...}` placeholders of a contract path. */
+export function buildPath(path: string, params: Record<string, string> = {}): string {
+  return path.replace(/\{(\w+)(\.\.\.)?\}/g, (_m, name: string, rest?: string) => {
+    const v = params[name];
+    if (v === undefined) throw new Error(`missing path parameter ${name}`);
+    return rest ? v.split('/').map(encodeURIComponent).join('/') : encodeURIComponent(v);
+  });
+}
+
+/** What to do next for the common failures, so every command gives the same advice. */
+function nextStep(status: number, message: string): string | undefined {
+  if (status === 401) return 'sign in with `platform login` (or set PLATFORM_TOKEN)';
+  if (status === 403 && /password change required/.test(message)) return 'change your password with `platform passwd`';
+  if (status === 429) return 'wait for the time in Retry-After and try again';
+  return undefined;
+}
+
+/** Typed client over the shared contract: the same zod route objects the daemon serves. */
+export class ApiClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly token?: string,
+  ) {}
+
+  async call<C extends RouteContract>(contract: C, input: CallInput = {}): Promise<z.output<C['response']>> {
+    const res = await this.request(contract.method, buildPath(contract.path, input.params), input);
+    return (await res.json()) as z.output<C['response']>;
+  }
+
+  /** Sends a request and returns the raw response after turning a non-2xx into ApiCallError. */
+  async request(method: string, path: string, input: Omit<CallInput, 'params'> & { headers?: Record<string, string>; rawBody?: RequestInit["body"] } = {}): Promise<Response> {
+    const url = new URL(path, this.baseUrl);
+    for (const [k, v] of Object.entries(input.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const headers: Record<string, string> = { accept: 'application/json', ...input.headers };
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    let body: RequestInit["body"] | undefined = input.rawBody;
+    if (input.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(input.body);
+    }
+    let res: Response;
+    try {
+      res = await fetch(url, { method, headers, body, ...(body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit);
+    } catch (e) {
+      throw new AbortError(
+        `cannot reach ${this.baseUrl}: ${(e as Error & { cause?: Error }).cause?.message ?? (e as Error).message}`,
+        'check the context with `platform context list`, or start the local daemon with `platform daemon start`',
+      );
+    }
+    if (res.ok) return res;
+    const text = await res.text();
+    let message = text || res.statusText;
+    let requestId = res.headers.get('x-request-id') ?? undefined;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+      const env = parsed as { error?: string; request_id?: string };
+      if (env.error) message = env.error;
+      requestId = env.request_id ?? requestId;
+    } catch {
+      // not an envelope: keep the text
+    }
+    throw new ApiCallError(res.status, message, requestId, parsed, nextStep(res.status, message));
+  }
+}

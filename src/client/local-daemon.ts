@@ -1,0 +1,115 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, closeSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { platformHome } from './contexts.js';
+import { AbortError } from './errors.js';
+
+export interface DaemonInfo {
+  version: string;
+  url: string;
+  pid: number;
+}
+
+const locatorFile = () => join(platformHome(), 'daemon.json');
+export const daemonLogFile = () => join(platformHome(), 'logs', 'daemon.log');
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function healthy(url: string, timeoutMs = 1000): Promise<boolean> {
+  try {
+    const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(timeoutMs) });
+    await res.arrayBuffer();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+/** The running daemon of this state directory, or undefined. A stale locator is removed. */
+export async function findDaemon(): Promise<DaemonInfo | undefined> {
+  const file = locatorFile();
+  if (!existsSync(file)) return undefined;
+  let info: DaemonInfo;
+  try {
+    info = JSON.parse(readFileSync(file, 'utf8')) as DaemonInfo;
+  } catch {
+    return undefined;
+  }
+  if (!pidAlive(info.pid)) {
+    rmSync(file, { force: true });
+    return undefined;
+  }
+  return (await healthy(info.url)) ? info : undefined;
+}
+
+/**
+ * Starts the daemon detached (its own process group, output to logs/daemon.log) and waits until
+ * it writes its locator and answers /healthz. A second start returns the running one.
+ */
+export async function startDaemon(opts: { port?: number } = {}): Promise<DaemonInfo & { alreadyRunning: boolean }> {
+  const running = await findDaemon();
+  if (running) return { ...running, alreadyRunning: true };
+  const home = platformHome();
+  mkdirSync(join(home, 'logs'), { recursive: true });
+  const logFd = openSync(daemonLogFile(), 'a');
+  const main = fileURLToPath(new URL('../daemon/main.js', import.meta.url));
+  const port = opts.port ?? Number(process.env.PLATFORM_PORT ?? 7070);
+  const child = spawn(process.execPath, [main, '--port', String(port)], {
+    detached: true,
+    stdio: ['ignore', logFd, logFd],
+    env: { ...process.env, PLATFORM_HOME: home },
+  });
+  closeSync(logFd);
+  let exited: number | null = null;
+  child.on('exit', (code) => (exited = code ?? 1));
+  child.unref();
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (exited !== null) throw startFailure(`the daemon exited with code ${exited} while starting`);
+    if (existsSync(locatorFile())) {
+      try {
+        const info = JSON.parse(readFileSync(locatorFile(), 'utf8')) as DaemonInfo;
+        if (info.pid === child.pid && (await healthy(info.url, 500))) return { ...info, alreadyRunning: false };
+      } catch {
+        // locator being written; retry
+      }
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw startFailure('the daemon did not become healthy within 30 s');
+}
+
+function startFailure(message: string): AbortError {
+  let tail = '';
+  try {
+    tail = readFileSync(daemonLogFile(), 'utf8').trim().split('\n').slice(-5).join('\n');
+  } catch {
+    // no log yet
+  }
+  return new AbortError(`${message}${tail ? `:\n${tail}` : ''}`, `see ${daemonLogFile()} or run \`platform daemon logs\``);
+}
+
+/** Stops the daemon gracefully (SIGTERM), escalating to SIGKILL after the grace period. */
+export async function stopDaemon(graceMs = 10_000): Promise<DaemonInfo | undefined> {
+  const file = locatorFile();
+  if (!existsSync(file)) return undefined;
+  const info = JSON.parse(readFileSync(file, 'utf8')) as DaemonInfo;
+  if (!pidAlive(info.pid)) {
+    rmSync(file, { force: true });
+    return undefined;
+  }
+  process.kill(info.pid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (pidAlive(info.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  if (pidAlive(info.pid)) process.kill(info.pid, 'SIGKILL');
+  rmSync(file, { force: true });
+  return info;
+}

@@ -1,0 +1,18 @@
+import { BaseCommand } from '../../cli/base-command.js';
+import { findDaemon } from '../../client/local-daemon.js';
+import { platformHome } from '../../client/contexts.js';
+
+export default class DaemonStatus extends BaseCommand {
+  static override summary = 'Show whether the local daemon is running';
+  static override description = 'Exits 0 when the daemon is running and healthy, 1 otherwise.';
+  static override examples = ['<%= config.bin %> daemon status', '<%= config.bin %> daemon status --json'];
+
+  async run() {
+    const info = await findDaemon();
+    const result = { running: Boolean(info), url: info?.url, pid: info?.pid, version: info?.version, home: platformHome() };
+    if (info) this.fields({ state: 'running', url: info.url, pid: info.pid, version: info.version, home: result.home });
+    else this.print(`daemon is not running (state directory ${result.home}); start it with \`platform daemon start\``);
+    if (!info) process.exitCode = 1;
+    return result;
+  }
+}

@@ -1,0 +1,55 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../cli/base-command.js';
+import { authRoutes } from '../api/auth.js';
+import { ApiClient } from '../client/api-client.js';
+import { CredentialStore } from '../client/credentials.js';
+import { getContext } from '../client/contexts.js';
+import { contextUrl } from '../client/session.js';
+import { UsageError } from '../client/errors.js';
+import { ask, askHidden, readStdin, requireTty } from '../cli/prompt.js';
+
+export default class Login extends BaseCommand {
+  static override summary = 'Sign in to the current context';
+  static override description =
+    'Prompts for e-mail and password (hidden), or reads the password from stdin with --password-stdin, or stores an API key with --api-key. The credential goes to the OS keychain, or a 0600 file where no keychain answers.';
+  static override examples = [
+    '<%= config.bin %> login',
+    'printf %s "$PASSWORD" | <%= config.bin %> login --email me@example.com --password-stdin',
+    '<%= config.bin %> login --api-key "$PLATFORM_API_KEY"',
+  ];
+  static override flags = {
+    email: Flags.string({ description: 'e-mail to sign in with' }),
+    'password-stdin': Flags.boolean({ description: 'read the password from stdin', dependsOn: ['email'] }),
+    'api-key': Flags.string({ description: 'store an API key (svc_...) instead of signing in', exclusive: ['email', 'password-stdin'] }),
+  };
+
+  async run() {
+    const { flags } = await this.parse(Login);
+    const context = getContext(flags.context);
+    const url = await contextUrl(context);
+    const store = new CredentialStore();
+    if (flags['api-key']) {
+      const key = flags['api-key'].trim();
+      if (!key.startsWith('svc_')) throw new UsageError('an API key starts with svc_');
+      const me = await new ApiClient(url, key).call(authRoutes.me);
+      const where = await store.set(context.name, { token: key, email: me.email, expiresAt: me.expires_at });
+      this.print(`signed in to ${context.name} as ${me.email} with an API key (stored in the ${where})`);
+      return { context: context.name, email: me.email, role: me.role, credential: 'api_key', stored_in: where };
+    }
+    let email = flags.email;
+    let password: string;
+    if (flags['password-stdin']) {
+      password = (await readStdin()).replace(/\r?\n$/, '');
+    } else {
+      requireTty('the password prompt', 'use `--email EMAIL --password-stdin` or `--api-key KEY` in scripts');
+      email ??= (await ask('E-mail: ')).trim();
+      password = await askHidden('Password: ');
+    }
+    if (!email) throw new UsageError('an e-mail is required');
+    const res = await new ApiClient(url).call(authRoutes.login, { body: { email, password } });
+    const where = await store.set(context.name, { token: res.token, email: res.email, expiresAt: res.expires_at });
+    this.print(`signed in to ${context.name} as ${res.email} (stored in the ${where})`);
+    if (res.must_change_password) this.note('you must change your password before anything else: run `platform passwd`');
+    return { context: context.name, email: res.email, role: res.role, must_change_password: res.must_change_password, expires_at: res.expires_at, stored_in: where };
+  }
+}

@@ -1,0 +1,45 @@
+import type { Db } from './store/db.js';
+import type { Clock } from './clock.js';
+import type { DaemonConfig } from './config.js';
+import type { Pager } from './http/paging.js';
+import type { Router } from './http/router.js';
+import type { SessionTokens } from './services/auth/session-tokens.js';
+import type { Logger } from './logger.js';
+
+/** Shared services every area receives; areas never reach into each other's stores. */
+export interface AreaContext {
+  db: Db;
+  clock: Clock;
+  config: DaemonConfig;
+  pager: Pager;
+  sessions: SessionTokens;
+  log: Logger;
+  hooks: Hooks;
+}
+
+/**
+ * Cross-area questions answered by whichever area owns the data (agents answer "does this
+ * project still have agents?"), so the accounts area does not import the agents store.
+ */
+export interface Hooks {
+  /** Names of resources that block deleting a project, e.g. "3 agents". */
+  projectDependents: Array<(projectId: string) => string | undefined>;
+  /** Agent names per project visible in user views (spec 1 §2.4), and unowned agents. */
+  agentNames: Array<(projectIds: string[]) => string[]>;
+  unownedAgents: Array<() => string[]>;
+}
+
+export const emptyHooks = (): Hooks => ({ projectDependents: [], agentNames: [], unownedAgents: [] });
+
+/**
+ * One area of the daemon (spec sections map to areas). The registry applies migrations, lets each
+ * area register routes, then starts areas in order and stops them in reverse.
+ */
+export interface Area {
+  name: string;
+  migrations?: readonly string[];
+  register(router: Router, ctx: AreaContext): void;
+  /** Start-up work such as reconciling workloads from the database. */
+  start?(ctx: AreaContext): Promise<void>;
+  stop?(): Promise<void>;
+}

@@ -1,0 +1,163 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { z } from 'zod';
+import { DEFAULT_BODY_LIMIT, type HttpMethod, type RouteContract } from '../../api/contract.js';
+import type { Principal } from '../services/auth/principal.js';
+import { ApiError, MANAGEMENT_AUTH_REQUIRED, forbidden, unauthorized } from './errors.js';
+import { readJsonBody } from './body.js';
+import { parseInput } from './validate.js';
+
+/** Per-request context given to every handler; express's req and res stay in routes.ts. */
+export interface RequestContext {
+  requestId: string;
+  ip: string;
+  principal?: Principal;
+  req: IncomingMessage;
+  res: ServerResponse;
+}
+
+export interface HandlerInput<C extends RouteContract> extends RequestContext {
+  params: C extends { params: infer S extends z.ZodType } ? z.output<S> : Record<string, string>;
+  query: C extends { query: infer S extends z.ZodType } ? z.output<S> : Record<string, string>;
+  body: C extends { body: infer S extends z.ZodType } ? z.output<S> : undefined;
+}
+
+/** A handler result: the body (sent with the contract's status) or an explicit reply. */
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+/** Marks a response the handler already wrote itself (streams, plain text). */
+export const HANDLED = Symbol('handled');
+
+type Handler<C extends RouteContract> = (input: HandlerInput<C>) => Promise<unknown> | unknown;
+
+interface CompiledRoute {
+  contract: RouteContract;
+  regex: RegExp;
+  names: string[];
+  /** Literal characters in the pattern: more specific routes win when two match. */
+  specificity: number;
+  handler?: Handler<any>;
+  raw?: (ctx: RequestContext, params: Record<string, string>) => Promise<void>;
+}
+
+/** Compiles `{name}` (one segment, no colon so `{topic}:publish` works) and `{name...}` (rest of path). */
+function compile(path: string): { regex: RegExp; names: string[]; specificity: number } {
+  const names: string[] = [];
+  let literal = 0;
+  const source = path.replace(/\{(\w+)(\.\.\.)?\}|([^{]+)/g, (_m, name: string, rest: string, lit: string) => {
+    if (lit !== undefined) {
+      literal += lit.length;
+      return lit.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    }
+    names.push(name);
+    return rest ? '(.+)' : '([^/:]+)';
+  });
+  return { regex: new RegExp(`^${source}$`), names, specificity: literal };
+}
+
+export class Router {
+  private readonly routes: CompiledRoute[] = [];
+
+  /** Registers a JSON route: the router validates params, query and body before calling the handler. */
+  handle<C extends RouteContract>(contract: C, handler: Handler<C>): void {
+    this.add({ contract, handler, ...compile(contract.path) });
+  }
+
+  /** Registers a route whose handler reads and writes the raw request (multipart, streams). */
+  raw(contract: RouteContract, handler: (ctx: RequestContext, params: Record<string, string>) => Promise<void>): void {
+    this.add({ contract, raw: handler, ...compile(contract.path) });
+  }
+
+  contracts(): RouteContract[] {
+    return this.routes.map((r) => r.contract);
+  }
+
+  private add(r: CompiledRoute): void {
+    if (this.routes.some((x) => x.contract.method === r.contract.method && x.contract.path === r.contract.path)) {
+      throw new Error(`duplicate route ${r.contract.method} ${r.contract.path}`);
+    }
+    this.routes.push(r);
+    this.routes.sort((a, b) => b.specificity - a.specificity);
+  }
+
+  /**
+   * Finds the route for a request. A path that matches under another method gives 405 and a path
+   * that matches nothing gives 404, both in the envelope (spec 1 §7).
+   */
+  match(method: string, pathname: string): { route: CompiledRoute; params: Record<string, string> } {
+    let allowed: string[] = [];
+    for (const r of this.routes) {
+      const m = r.regex.exec(pathname);
+      if (!m) continue;
+      if (r.contract.method !== method && !(method === 'HEAD' && r.contract.method === 'GET')) {
+        allowed.push(r.contract.method);
+        continue;
+      }
+      const params: Record<string, string> = {};
+      r.names.forEach((n, i) => {
+        try {
+          params[n] = decodeURIComponent(m[i + 1]!);
+        } catch {
+          params[n] = m[i + 1]!;
+        }
+      });
+      return { route: r, params };
+    }
+    if (allowed.length) {
+      allowed = [...new Set(allowed)];
+      throw new ApiError(405, `method ${method} not allowed on ${pathname}; allowed: ${allowed.join(', ')}`, {
+        Allow: allowed.join(', '),
+      });
+    }
+    throw new ApiError(404, `no route for ${method} ${pathname}`);
+  }
+
+  /** Runs the matched route: auth gate, first-login gate, input validation, handler, response. */
+  async run(route: CompiledRoute, rawParams: Record<string, string>, ctx: RequestContext, url: URL): Promise<void> {
+    const c = route.contract;
+    gate(c, ctx.principal);
+    if (route.raw) return route.raw(ctx, rawParams);
+    const params = c.params ? parseInput(c.params, rawParams, 'path') : rawParams;
+    const query = c.query ? parseInput(c.query, Object.fromEntries(url.searchParams), 'query') : Object.fromEntries(url.searchParams);
+    let body: unknown;
+    if (c.body) body = parseInput(c.body, await readJsonBody(ctx.req, c.bodyLimit ?? DEFAULT_BODY_LIMIT), 'body');
+    const result = await route.handler!({ ...ctx, params, query, body } as HandlerInput<RouteContract>);
+    if (result === HANDLED) return;
+    const reply = result instanceof Reply ? result : new Reply(c.status, result);
+    sendJson(ctx.res, reply.status, reply.body, reply.headers);
+  }
+}
+
+/** Route-level authentication: spec 1 §5 (401 message, first-login gate, machine credentials). */
+function gate(c: RouteContract, p: Principal | undefined): void {
+  if (c.auth === 'none') return;
+  if (!p) throw unauthorized(MANAGEMENT_AUTH_REQUIRED);
+  if (p.kind === 'user' && p.mustChangePassword && !c.allowBeforePasswordChange) {
+    throw forbidden('password change required: change your password via POST /v1/auth/change-password first');
+  }
+  if ((c.auth === 'person' || c.auth === 'platform-admin') && p.kind !== 'user') {
+    throw forbidden('this route acts for a person; machine credentials (service-account and workload keys) cannot use it');
+  }
+  if (c.auth === 'platform-admin' && p.kind === 'user' && p.platformRole !== 'admin') {
+    throw forbidden('this action requires the platform admin role');
+  }
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = body === undefined ? '' : JSON.stringify(body);
+  res.statusCode = status;
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  if (status === 204 || body === undefined) {
+    res.end();
+    return;
+  }
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
+export type { HttpMethod };

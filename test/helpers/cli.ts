@@ -1,0 +1,55 @@
+import { execa } from 'execa';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'run.js');
+
+export interface CliResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  json: any;
+}
+
+/**
+ * A CLI sandbox: its own state directory, so the daemon the CLI spawns, its contexts and its
+ * credentials are private to the test. `stop()` stops the daemon and removes the directory.
+ */
+export function cliSandbox(env: Record<string, string> = {}) {
+  const home = mkdtempSync(join(tmpdir(), 'platform-cli-'));
+  const baseEnv = {
+    PLATFORM_HOME: home,
+    PLATFORM_PORT: '0',
+    PLATFORM_ADMIN_EMAIL: 'admin@example.test',
+    PLATFORM_ADMIN_PASSWORD: 'Admin-Password-123',
+    PLATFORM_NO_KEYCHAIN: '1',
+    NO_COLOR: '1',
+    ...env,
+  };
+  const run = async (args: string[], opts: { input?: string; env?: Record<string, string> } = {}): Promise<CliResult> => {
+    const r = await execa('node', [BIN, ...args], {
+      env: { ...baseEnv, ...opts.env },
+      extendEnv: true,
+      input: opts.input,
+      stdin: opts.input === undefined ? 'ignore' : undefined,
+      reject: false,
+      timeout: 60_000,
+    });
+    let json: unknown;
+    try {
+      json = JSON.parse(r.stdout);
+    } catch {
+      json = undefined;
+    }
+    return { exitCode: r.exitCode ?? 1, stdout: r.stdout, stderr: r.stderr, json };
+  };
+  return {
+    home,
+    run,
+    async stop() {
+      await run(['daemon', 'stop']);
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
