@@ -6,7 +6,7 @@ import { ApiError, MANAGEMENT_AUTH_REQUIRED, forbidden, unauthorized } from './e
 import { readJsonBody } from './body.js';
 import { parseInput } from './validate.js';
 
-/** Per-request context given to every handler; express's req and res stay in routes.ts. */
+/** Per-request context given to every handler; the raw req and res stay in routes.ts. */
 export interface RequestContext {
   requestId: string;
   ip: string;
