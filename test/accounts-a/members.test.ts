@@ -16,6 +16,9 @@ afterAll(() => d.close());
 
 const members = async (projectId: string, token = admin) =>
   (await d.api('GET', `/v1/projects/${projectId}/members?page_size=200`, { token })).body.members as any[];
+let orgN = 0;
+/** An organization without org admins, so direct grants are the only real admins of its projects. */
+const freshOrg = async () => (await d.api('POST', '/v1/orgs', { token: admin, body: { slug: `guard-${++orgN}` } })).body.id as string;
 const auditActions = (projectId: string) =>
   (d.db.prepare('SELECT action FROM acct_audit WHERE project_id = ? ORDER BY seq').all(projectId) as { action: string }[]).map((r) => r.action);
 
@@ -114,7 +117,7 @@ describe('POST /v1/projects/{id}/members', () => {
 
 describe('PATCH and DELETE user members', () => {
   it('changes roles and removes grants; 409 for the last real admin; 404 non-members', async () => {
-    const p = makeProject(d);
+    const p = makeProject(d, { orgId: await freshOrg() });
     const a = await makeUser(d);
     const b = await makeUser(d);
     grant(d, p.id, a.id, 'admin');
@@ -230,8 +233,19 @@ describe('break-glass', () => {
     expect(auditActions(p.id)).toContain('break_glass.revoke');
   });
 
+  it('org admins count as real admins for the guard (they administer the project live)', async () => {
+    const orgId = await freshOrg();
+    const p = makeProject(d, { orgId });
+    const a = await makeUser(d);
+    grant(d, p.id, a.id, 'admin');
+    expect((await d.api('PATCH', `/v1/projects/${p.id}/members/${a.id}`, { token: a.token, body: { role: 'member' } })).status).toBe(409);
+    const boss = await makeUser(d);
+    await d.api('POST', `/v1/orgs/${orgId}/members`, { token: admin, body: { email: boss.email, role: 'admin' } });
+    expect((await d.api('PATCH', `/v1/projects/${p.id}/members/${a.id}`, { token: a.token, body: { role: 'member' } })).status).toBe(200);
+  });
+
   it('break-glass admins do not count toward the last-real-admin guard', async () => {
-    const p = makeProject(d);
+    const p = makeProject(d, { orgId: await freshOrg() });
     const a = await makeUser(d);
     grant(d, p.id, a.id, 'admin');
     await d.api('POST', `/v1/projects/${p.id}/break-glass`, { token: c.platformAdmin.token, body: { reason: 'audit of last admin' } });

@@ -67,10 +67,20 @@ export const deleteMemberRow = (db: Db, id: string) => db.prepare('DELETE FROM a
 export const expireMemberRow = (db: Db, id: string, nowIso: string) =>
   db.prepare('UPDATE acct_project_members SET expires_at = ? WHERE id = ?').run(nowIso, id);
 
-/** Real admins: direct user grants only (break-glass, expired and service-account admins do not count). */
-export const countRealAdmins = (db: Db, projectId: string) =>
+/**
+ * Real admins left if one grant row stopped being admin: direct user admin grants other than that
+ * row, plus the org admins of the project's organization (they administer it live). Break-glass,
+ * expired and service-account admins do not count (spec 1 §4.6).
+ */
+export const otherRealAdmins = (db: Db, projectId: string, orgId: string, exceptRowId: string) =>
   (
     db
-      .prepare(`SELECT COUNT(*) AS n FROM acct_project_members WHERE project_id = ? AND role = 'admin' AND break_glass = 0 AND user_id IS NOT NULL`)
-      .get(projectId) as { n: number }
+      .prepare(
+        `SELECT COUNT(*) AS n FROM (
+           SELECT user_id FROM acct_project_members
+            WHERE project_id = ? AND role = 'admin' AND break_glass = 0 AND user_id IS NOT NULL AND id <> ?
+           UNION
+           SELECT user_id FROM acct_org_members WHERE org_id = ? AND role = 'admin')`,
+      )
+      .get(projectId, exceptRowId, orgId) as { n: number }
   ).n;

@@ -10,12 +10,12 @@ import type { PersonPrincipal, Principal } from '../auth/principal.js';
 import { userByEmail, userById, type UserRow } from '../auth/store.js';
 import type { GrantRole, ProjectRow } from './access.js';
 import {
-  countRealAdmins,
   deleteMemberRow,
   directGrant,
   expireMemberRow,
   insertMemberRow,
   listMembers,
+  otherRealAdmins,
   liveBreakGlass,
   memberById,
   serviceAccountGrant,
@@ -101,7 +101,7 @@ function userFor(ctx: AreaContext, ref: string): UserRow | undefined {
 }
 
 function guardLastAdmin(ctx: AreaContext, project: ProjectRow, grant: MemberRow, action: string): void {
-  if (grant.role === 'admin' && countRealAdmins(ctx.db, project.id) <= 1) {
+  if (grant.role === 'admin' && otherRealAdmins(ctx.db, project.id, project.org_id, grant.id) === 0) {
     throw conflict(`cannot ${action} the last admin of project ${project.slug}: make another member admin first (break-glass, expired and service-account admins do not count)`);
   }
 }
