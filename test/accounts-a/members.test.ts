@@ -285,3 +285,33 @@ describe('break-glass', () => {
     expect((await d.api('POST', path, { body })).status).toBe(401);
   });
 });
+
+describe('break-glass edges', () => {
+  it('works with a personal API key (a human credential), and its row cannot be PATCHed, only ended', async () => {
+    const p = makeProject(d, { orgId: await freshOrg() });
+    const a = await makeUser(d);
+    grant(d, p.id, a.id, 'admin');
+    const pa = await makeUser(d, { platformAdmin: true });
+    const key = (await d.api('POST', '/v1/users/me/keys', { token: pa.token, body: { display_name: 'laptop' } })).body.secret as string;
+    const r = await d.api('POST', `/v1/projects/${p.id}/break-glass`, { token: key, body: { reason: 'on-call: rotate secrets', role: 'member' } });
+    expect(r.status, r.text).toBe(201);
+    expect((await d.api('GET', `/v1/projects/${p.id}`, { token: key })).body.your_role).toBe('member');
+    const patch = await d.api('PATCH', `/v1/projects/${p.id}/members/${pa.id}`, { token: a.token, body: { role: 'admin' } });
+    expect(patch.status).toBe(404);
+    expect(patch.body.error).toMatch(/break-glass grants cannot be changed/);
+    const row = d.db.prepare(`SELECT details FROM acct_audit WHERE action = 'break_glass.grant' AND project_id = ?`).get(p.id) as { details: string };
+    expect(JSON.parse(row.details)).toMatchObject({ reason: 'on-call: rotate secrets', role: 'member', minutes: 240 });
+  });
+
+  it('expiry is exact to the millisecond of the clock', async () => {
+    const p = makeProject(d, { orgId: await freshOrg() });
+    const pa = await makeUser(d, { platformAdmin: true });
+    await d.api('POST', `/v1/projects/${p.id}/break-glass`, { token: pa.token, body: { reason: 'short window test', minutes: 1 } });
+    clock.advance(59_999);
+    expect((await d.api('GET', `/v1/projects/${p.id}`, { token: pa.token })).body.your_role).toBe('admin');
+    clock.advance(1);
+    expect((await d.api('GET', `/v1/projects/${p.id}`, { token: pa.token })).body.your_role).toBeUndefined();
+    // Metadata authority stays: the project is still visible to the platform admin.
+    expect((await d.api('GET', `/v1/projects/${p.id}/members`, { token: pa.token })).body.members[0]).toMatchObject({ expired: true });
+  });
+});

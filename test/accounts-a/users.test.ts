@@ -73,6 +73,20 @@ describe('POST /v1/users', () => {
     }
   });
 
+  it('413 for a body over 8 KiB', async () => {
+    const r = await d.api('POST', '/v1/users', { token: admin, body: { email: 'big@example.test', password: 'x'.repeat(9000) } });
+    expect(r.status).toBe(413);
+  });
+
+  it('external users (no home organization) show external true and no org_id', async () => {
+    const u = await makeUser(d);
+    d.db.prepare('UPDATE acct_users SET org_id = NULL WHERE id = ?').run(u.id);
+    const list = (await d.api('GET', '/v1/users?page_size=200', { token: admin })).body.users;
+    const view = list.find((x: { email: string }) => x.email === u.email);
+    expect(view.external).toBe(true);
+    expect(view).not.toHaveProperty('org_id');
+  });
+
   it('403 when a non-platform-admin asks for a platform admin', async () => {
     const r = await d.api('POST', '/v1/users', { token: c.admin.token, body: { email: 'pa@example.test', role: 'admin' } });
     expect(r.status).toBe(403);
