@@ -45,6 +45,12 @@ export const directGrant = (db: Db, projectId: string, userId: string) =>
 export const liveBreakGlass = (db: Db, projectId: string, userId: string, nowIso: string) =>
   db.prepare(`${SELECT} WHERE m.project_id = ? AND m.user_id = ? AND m.break_glass = 1 AND m.expires_at > ?`).all(projectId, userId, nowIso) as MemberRow[];
 
+/** A live service account of the project, by id or name. */
+export const serviceAccountInProject = (db: Db, projectId: string, ref: string) =>
+  db.prepare('SELECT id, name FROM acct_service_accounts WHERE project_id = ? AND (id = ? OR name = ?) AND deleted_at IS NULL').get(projectId, ref, ref) as
+    | { id: string; name: string }
+    | undefined;
+
 export const serviceAccountGrant = (db: Db, projectId: string, saId: string) =>
   db.prepare(`${SELECT} WHERE m.project_id = ? AND m.service_account_id = ? AND sa.deleted_at IS NULL`).get(projectId, saId) as MemberRow | undefined;
 

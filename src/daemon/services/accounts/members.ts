@@ -19,6 +19,7 @@ import {
   liveBreakGlass,
   memberById,
   serviceAccountGrant,
+  serviceAccountInProject,
   setMemberRole,
   type MemberRow,
 } from './members-store.js';
@@ -150,9 +151,7 @@ export function removeMember(ctx: AreaContext, caller: PersonPrincipal, ref: str
 
 /** `{saID}` is the service account's id or its name within the project. */
 function saGrant(ctx: AreaContext, project: ProjectRow, saRef: string): MemberRow {
-  const sa = ctx.db
-    .prepare('SELECT id FROM acct_service_accounts WHERE project_id = ? AND (id = ? OR name = ?) AND deleted_at IS NULL')
-    .get(project.id, saRef, saRef) as { id: string } | undefined;
+  const sa = serviceAccountInProject(ctx.db, project.id, saRef);
   const grant = sa && serviceAccountGrant(ctx.db, project.id, sa.id);
   if (!grant) throw notFound('no such service account member of this project');
   return grant;

@@ -1,5 +1,6 @@
 import type { Db } from '../../store/db.js';
 import type { UserRow } from '../auth/store.js';
+import type { ProjectRow } from './access.js';
 
 /** SQL for accounts (spec 1 §4.3); rules live in users.ts. */
 
@@ -28,10 +29,10 @@ export const countPlatformAdmins = (db: Db) =>
  * Projects a user reaches: direct grants, live break-glass grants and every project of an org
  * the user administers (inherited live, spec 1 §4.4). Returned as id and slug, sorted by slug.
  */
-export function projectsOfUser(db: Db, userId: string, nowIso: string): { id: string; slug: string }[] {
+export function projectsOfUser(db: Db, userId: string, nowIso: string): ProjectRow[] {
   return db
     .prepare(
-      `SELECT id, slug FROM acct_projects WHERE id IN (
+      `SELECT * FROM acct_projects WHERE id IN (
          SELECT project_id FROM acct_project_members
           WHERE user_id = ? AND (break_glass = 0 OR expires_at > ?)
          UNION
@@ -39,7 +40,7 @@ export function projectsOfUser(db: Db, userId: string, nowIso: string): { id: st
           WHERE m.user_id = ? AND m.role = 'admin')
        ORDER BY slug`,
     )
-    .all(userId, nowIso, userId) as { id: string; slug: string }[];
+    .all(userId, nowIso, userId) as ProjectRow[];
 }
 
 /** Is the user an admin of any organization? Of this one? */

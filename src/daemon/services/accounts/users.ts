@@ -10,7 +10,7 @@ import { tx } from '../../store/db.js';
 import { generatePassword, hashPassword, passwordProblem } from '../auth/passwords.js';
 import type { PersonPrincipal } from '../auth/principal.js';
 import { setPassword, userByEmail, userById, type UserRow } from '../auth/store.js';
-import { projectAccess, type ProjectRow } from './access.js';
+import { projectAccess } from './access.js';
 import { insertOrgMember, orgById } from './orgs-store.js';
 import {
   countPlatformAdmins,
@@ -32,10 +32,7 @@ import { isUuid } from './validate-ids.js';
  */
 export function userView(ctx: AreaContext, caller: PersonPrincipal, u: UserRow): UserView {
   const projects = projectsOfUser(ctx.db, u.id, isoNow(ctx.clock));
-  const scoped = projects
-    .map((p) => ctx.db.prepare('SELECT * FROM acct_projects WHERE id = ?').get(p.id) as ProjectRow)
-    .filter((p) => projectAccess(ctx.db, ctx.clock, caller, p).resource)
-    .map((p) => p.id);
+  const scoped = projects.filter((p) => projectAccess(ctx.db, ctx.clock, caller, p).resource).map((p) => p.id);
   const agents = scoped.length ? [...new Set(ctx.hooks.agentNames.flatMap((h) => h(scoped)))].sort() : [];
   return {
     id: u.id,
