@@ -31,9 +31,13 @@ export abstract class BaseCommand extends Command {
     return (await this.connect()).client;
   }
 
-  /** The project for project-scoped commands: --project, PLATFORM_PROJECT, else the context's current one. */
+  /**
+   * The project for project-scoped commands: --project, PLATFORM_PROJECT, else the context's current
+   * one (`platform projects use`); the local context falls back to the bootstrap project `default`.
+   */
   protected projectRef(flag: string | undefined, contextName?: string): string {
-    const ref = flag ?? getContext(contextName).project;
+    const context = getContext(contextName);
+    const ref = flag ?? context.project ?? (context.kind === 'local' ? 'default' : undefined);
     if (!ref) throw new AbortError('no project selected', 'pass --project SLUG or choose one with `platform projects use SLUG`');
     return ref;
   }

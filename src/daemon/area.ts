@@ -27,9 +27,11 @@ export interface Hooks {
   /** Agent names per project visible in user views (spec 1 §2.4), and unowned agents. */
   agentNames: Array<(projectIds: string[]) => string[]>;
   unownedAgents: Array<() => string[]>;
+  /** Live use of a project's quota resources (spec 1 §8.3 names, e.g. instances, cpu_limits), by area. */
+  quotaUsage: Array<(projectId: string) => { source: string; used: Partial<Record<string, number>> }>;
 }
 
-export const emptyHooks = (): Hooks => ({ projectDependents: [], agentNames: [], unownedAgents: [] });
+export const emptyHooks = (): Hooks => ({ projectDependents: [], agentNames: [], unownedAgents: [], quotaUsage: [] });
 
 /**
  * One area of the daemon (spec sections map to areas). The registry applies migrations, lets each

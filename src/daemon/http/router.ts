@@ -127,7 +127,10 @@ export class Router {
   async run(route: CompiledRoute, rawParams: Record<string, string>, ctx: RequestContext, url: URL): Promise<void> {
     const c = route.contract;
     gate(c, ctx.principal);
+    // The project gate runs before the person and platform-admin gates: a machine credential or a
+    // plain user with no grant on the project gets 404 there too, never 403 (spec 1 §5).
     if (c.auth !== 'none' && rawParams.projectID !== undefined && this.projectGate) this.projectGate(ctx.principal!, rawParams.projectID);
+    roleGate(c, ctx.principal!);
     if (route.raw) return route.raw(ctx, rawParams);
     const params = c.params ? parseInput(c.params, rawParams, 'path') : rawParams;
     const query = c.query ? parseInput(c.query, Object.fromEntries(url.searchParams), 'query') : Object.fromEntries(url.searchParams);
@@ -140,13 +143,18 @@ export class Router {
   }
 }
 
-/** Route-level authentication: spec 1 §5 (401 message, first-login gate, machine credentials). */
+/** Route-level authentication: spec 1 §5 (401 message, first-login gate). */
 function gate(c: RouteContract, p: Principal | undefined): void {
   if (c.auth === 'none') return;
   if (!p) throw unauthorized(MANAGEMENT_AUTH_REQUIRED);
   if (p.kind === 'user' && p.mustChangePassword && !c.allowBeforePasswordChange) {
     throw forbidden('password change required: change your password via POST /v1/auth/change-password first');
   }
+}
+
+/** Who may use the route once authenticated: persons only, or platform admins only. */
+function roleGate(c: RouteContract, p: Principal): void {
+  if (c.auth === 'none') return;
   if ((c.auth === 'person' || c.auth === 'platform-admin') && p.kind !== 'user') {
     throw forbidden('this route acts for a person; machine credentials (service-account and workload keys) cannot use it');
   }
