@@ -15,3 +15,13 @@ export const healthRoutes = {
     response: Health,
   }),
 };
+
+export const openApiRoute = route({
+  id: 'openapi.get',
+  method: 'GET',
+  path: '/v1/openapi.json',
+  summary: 'The OpenAPI document of this API, generated from the route contracts',
+  auth: 'none',
+  status: 200,
+  response: z.object({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) }).passthrough(),
+});

@@ -6,7 +6,7 @@ import { ApiError, MANAGEMENT_AUTH_REQUIRED, forbidden, unauthorized } from './e
 import { readJsonBody } from './body.js';
 import { parseInput } from './validate.js';
 
-/** Per-request context given to every handler; express's req and res stay in routes.ts. */
+/** Per-request context given to every handler; the raw req and res stay in routes.ts. */
 export interface RequestContext {
   requestId: string;
   ip: string;
@@ -61,6 +61,13 @@ function compile(path: string): { regex: RegExp; names: string[]; specificity: n
 
 export class Router {
   private readonly routes: CompiledRoute[] = [];
+
+  /**
+   * Checks that the caller can see the project named by a `{projectID}` path parameter. Run before
+   * body validation so a caller without a grant gets the same 404 on every project route,
+   * whatever it sends (spec 1 §5, the 404-not-403 rule). Areas still enforce roles themselves.
+   */
+  projectGate?: (principal: Principal, projectRef: string) => void;
 
   /** Registers a JSON route: the router validates params, query and body before calling the handler. */
   handle<C extends RouteContract>(contract: C, handler: Handler<C>): void {
@@ -120,6 +127,7 @@ export class Router {
   async run(route: CompiledRoute, rawParams: Record<string, string>, ctx: RequestContext, url: URL): Promise<void> {
     const c = route.contract;
     gate(c, ctx.principal);
+    if (c.auth !== 'none' && rawParams.projectID !== undefined && this.projectGate) this.projectGate(ctx.principal!, rawParams.projectID);
     if (route.raw) return route.raw(ctx, rawParams);
     const params = c.params ? parseInput(c.params, rawParams, 'path') : rawParams;
     const query = c.query ? parseInput(c.query, Object.fromEntries(url.searchParams), 'query') : Object.fromEntries(url.searchParams);

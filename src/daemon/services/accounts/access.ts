@@ -24,6 +24,8 @@ export interface ProjectAccess {
   metadata?: GrantRole;
   /** How the resource role was obtained, for members views and audit. */
   via?: 'direct' | 'org-admin' | 'break-glass' | 'service-account';
+  /** A workload key of this project: visible, but holds no role (it may only mint a secret read token). */
+  workload?: boolean;
 }
 
 /** What a route needs from the caller on the project (spec 1 §4.1 auth gates). */
@@ -49,6 +51,7 @@ export function projectAccess(db: Db, clock: Clock, principal: Principal, projec
   }
   if (principal.kind === 'workload') {
     // A workload key is bound to its project but holds no role: it may only mint a secret read token.
+    if (principal.projectId === project.id) access.workload = true;
     return access;
   }
   const user = db.prepare('SELECT role FROM acct_users WHERE id = ?').get(principal.userId) as { role: string } | undefined;
@@ -84,7 +87,7 @@ export function projectAccess(db: Db, clock: Clock, principal: Principal, projec
   return access;
 }
 
-export const isVisible = (a: ProjectAccess) => Boolean(a.resource || a.metadata);
+export const isVisible = (a: ProjectAccess) => Boolean(a.resource || a.metadata || a.workload);
 
 /**
  * Enforces a project gate. A caller with no grant on either axis gets 404, identical to a

@@ -1,6 +1,6 @@
 import type { ProjectView } from '../../../api/projects.js';
 import type { AreaContext } from '../../area.js';
-import type { Principal } from '../auth/principal.js';
+import { principalKey, type Principal } from '../auth/principal.js';
 import type { PageQuery } from '../../../api/common.js';
 import { findProject, projectAccess, requireProjectAccess, type ProjectAccess, type ProjectNeed, type ProjectRow } from './access.js';
 import { notFound } from '../../http/errors.js';
@@ -31,7 +31,8 @@ export function accessProject(ctx: AreaContext, principal: Principal, ref: strin
 
 /** Projects a person can see: all for a platform admin, else direct grants and org-admin inheritance. */
 export function listProjects(ctx: AreaContext, principal: Principal, query: PageQuery) {
-  const page = ctx.pager.parse(query, 'projects');
+  // The list differs per caller, so the token is bound to the caller as well as the route.
+  const page = ctx.pager.parse(query, `projects:${principalKey(principal)}`);
   const rows = ctx.db.prepare('SELECT * FROM acct_projects ORDER BY slug').all() as ProjectRow[];
   const visible = rows
     .map((p) => projectAccess(ctx.db, ctx.clock, principal, p))

@@ -1,0 +1,77 @@
+/** Core benchmarks: CLI start, daemon start to healthy, login and an authenticated GET. */
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { median, ms, percentile, ratio, samples, type Row } from './lib.js';
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, '..');
+const BIN = join(root, 'bin', 'run.js');
+const MAIN = join(root, 'dist', 'daemon', 'main.js');
+const ADMIN = { email: 'bench@example.test', password: 'Bench-Password-123' };
+
+async function startDaemonProcess(home: string): Promise<{ url: string; pid: number; ms: number }> {
+  const t = performance.now();
+  const child = spawn(process.execPath, [MAIN, '--port', '0'], {
+    env: { ...process.env, PLATFORM_HOME: home, PLATFORM_ADMIN_EMAIL: ADMIN.email, PLATFORM_ADMIN_PASSWORD: ADMIN.password, PLATFORM_SIGNIN_LIMIT_PER_IP: '100000', PLATFORM_SIGNIN_LIMIT_PER_ACCOUNT: '100000', PLATFORM_RATE_LIMIT_BURST: '0' },
+    stdio: 'ignore',
+    detached: true,
+  });
+  child.unref();
+  const locator = join(home, 'daemon.json');
+  for (;;) {
+    if (existsSync(locator)) {
+      try {
+        const info = JSON.parse(readFileSync(locator, 'utf8')) as { url: string; pid: number };
+        const r = await fetch(`${info.url}/healthz`);
+        if (r.ok) return { ...info, ms: performance.now() - t };
+      } catch {
+        // not yet
+      }
+    }
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+export async function coreBench(): Promise<Row[]> {
+  const rows: Row[] = [];
+  const node = await samples(10, () => run(process.execPath, ['-e', '0']));
+  const version = await samples(10, () => run(process.execPath, [BIN, '--version']));
+  rows.push({ bench: 'cli', metric: 'platform --version (median)', value: ms(median(version)), baseline: `node -e 0 ${ms(median(node))}`, ratio: ratio(median(version), median(node)), goal: '<= 1.5x' });
+
+  const home = mkdtempSync(join(tmpdir(), 'platform-bench-'));
+  const first = await startDaemonProcess(home);
+  rows.push({ bench: 'daemon', metric: 'first start to healthy (bootstrap)', value: ms(first.ms), goal: '' });
+  process.kill(first.pid, 'SIGTERM');
+  await new Promise((r) => setTimeout(r, 300));
+  const restarts: number[] = [];
+  let daemon = first;
+  for (let i = 0; i < 5; i++) {
+    daemon = await startDaemonProcess(home);
+    restarts.push(daemon.ms);
+    if (i < 4) {
+      process.kill(daemon.pid, 'SIGTERM');
+      await new Promise((r) => setTimeout(r, 300));
+    }
+  }
+  rows.push({ bench: 'daemon', metric: 'start to healthy (median of 5)', value: ms(median(restarts)), goal: '<= 300 ms' });
+
+  const env = { ...process.env, PLATFORM_HOME: home, PLATFORM_NO_KEYCHAIN: '1' };
+  await run(process.execPath, [BIN, 'whoami', '--json'], { env });
+  const whoami = await samples(10, () => run(process.execPath, [BIN, 'whoami', '--json'], { env }));
+  rows.push({ bench: 'cli', metric: 'platform whoami --json (median)', value: ms(median(whoami)), baseline: `node -e 0 ${ms(median(node))}`, ratio: ratio(median(whoami), median(node)) });
+
+  const login = () => fetch(`${daemon.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) }).then((r) => r.json() as Promise<{ token: string }>);
+  const logins = await samples(50, login);
+  const { token } = await login();
+  const health = await samples(500, () => fetch(`${daemon.url}/healthz`).then((r) => r.arrayBuffer()));
+  const gets = await samples(500, () => fetch(`${daemon.url}/v1/projects`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.arrayBuffer()));
+  rows.push({ bench: 'api', metric: 'login p50 / p99 (scrypt)', value: `${ms(percentile(logins, 50))} / ${ms(percentile(logins, 99))}` });
+  rows.push({ bench: 'api', metric: 'GET /v1/projects p50 / p99', value: `${ms(percentile(gets, 50))} / ${ms(percentile(gets, 99))}`, baseline: `/healthz p50 ${ms(percentile(health, 50))}`, ratio: ratio(percentile(gets, 50), percentile(health, 50)) });
+  process.kill(daemon.pid, 'SIGTERM');
+  await new Promise((r) => setTimeout(r, 300));
+  rmSync(home, { recursive: true, force: true });
+  return rows;
+}

@@ -1,0 +1,14 @@
+/** `npm run bench`: runs every benchmark section and prints one table. */
+import { printTable, type Row } from './lib.js';
+import { coreBench } from './core.js';
+
+const sections: Array<[string, () => Promise<Row[]>]> = [['core', coreBench]];
+
+const only = process.argv[2];
+const rows: Row[] = [];
+for (const [name, fn] of sections) {
+  if (only && only !== name) continue;
+  process.stderr.write(`running ${name} benchmarks...\n`);
+  rows.push(...(await fn()));
+}
+printTable(rows);
