@@ -82,7 +82,7 @@ export const invitationRoutes = {
     method: 'POST',
     path: '/v1/projects/{projectID}/invitations',
     summary: 'Invite an e-mail to a project (an existing account is added as a member at once)',
-    auth: 'person',
+    auth: 'any', // machine credentials are refused after the project lookup (404 first)
     params: ProjectParams,
     body: CreateInvitationBody,
     status: 201,
@@ -93,7 +93,7 @@ export const invitationRoutes = {
     method: 'DELETE',
     path: '/v1/projects/{projectID}/invitations/{invitationID}',
     summary: 'Revoke an open invitation',
-    auth: 'person',
+    auth: 'any', // machine credentials are refused after the project lookup (404 first)
     params: InvitationParams,
     status: 200,
     response: z.object({ revoked: Uuid, invitation: InvitationView, note: z.string() }),

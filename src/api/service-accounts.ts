@@ -52,7 +52,7 @@ export const serviceAccountRoutes = {
     method: 'POST',
     path: '/v1/projects/{projectID}/service-accounts',
     summary: 'Create a service account (also a project member with the given role)',
-    auth: 'person',
+    auth: 'any', // machine credentials are refused after the project lookup (404 first)
     params: ProjectParams,
     body: CreateServiceAccountBody,
     status: 201,
@@ -63,7 +63,7 @@ export const serviceAccountRoutes = {
     method: 'DELETE',
     path: '/v1/projects/{projectID}/service-accounts/{sa}',
     summary: 'Delete a service account: keys revoked, grant removed, name stays reserved',
-    auth: 'person',
+    auth: 'any', // machine credentials are refused after the project lookup (404 first)
     params: SaParams,
     status: 200,
     response: z.object({ deleted: z.literal(true), service_account: ServiceAccountView, revoked_keys: z.number().int(), note: z.string() }),
@@ -84,7 +84,7 @@ export const serviceAccountRoutes = {
     method: 'POST',
     path: '/v1/projects/{projectID}/service-accounts/{sa}/keys',
     summary: 'Create a service-account key; the secret is shown once',
-    auth: 'person',
+    auth: 'any', // machine credentials are refused after the project lookup (404 first)
     params: SaParams,
     body: CreateKeyBody,
     status: 201,
@@ -95,7 +95,7 @@ export const serviceAccountRoutes = {
     method: 'DELETE',
     path: '/v1/projects/{projectID}/service-accounts/{sa}/keys/{keyID}',
     summary: 'Revoke a service-account key at once',
-    auth: 'person',
+    auth: 'any', // machine credentials are refused after the project lookup (404 first)
     params: SaKeyParams,
     status: 200,
     response: z.object({ revoked: z.string(), note: z.string() }),

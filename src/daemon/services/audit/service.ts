@@ -4,6 +4,7 @@ import type { AreaContext } from '../../area.js';
 import { anchorPage, parseAnchored } from '../../http/anchored-paging.js';
 import type { Principal } from '../auth/principal.js';
 import { accessProject } from '../accounts/projects.js';
+import { refuseWorkload } from '../auth/machine-guard.js';
 import { auditPage, newestSeq, type AuditRow } from './store.js';
 
 export function auditView(row: AuditRow): AuditEntry {
@@ -30,6 +31,7 @@ export function auditView(row: AuditRow): AuditEntry {
  */
 export function listAudit(ctx: AreaContext, principal: Principal, ref: string, query: PageQuery) {
   const { project } = accessProject(ctx, principal, ref, 'visible');
+  refuseWorkload(principal);
   const prefix = `audit:${project.id}`;
   const parsed = parseAnchored(ctx.pager, query, prefix);
   const anchor = parsed.anchor ?? newestSeq(ctx.db, project.id);

@@ -1,6 +1,5 @@
 import { invitationRoutes } from '../../../api/invitations.js';
 import type { Area } from '../../area.js';
-import type { PersonPrincipal } from '../auth/principal.js';
 import { invitationMigrations } from './migrations.js';
 import { acceptInvitation, createInvitation, listInvitations, previewInvitation, revokeInvitation } from './service.js';
 
@@ -11,10 +10,10 @@ export const invitationsArea: Area = {
   register(r, ctx) {
     r.handle(invitationRoutes.list, ({ principal, params, query }) => listInvitations(ctx, principal!, params.projectID, query));
     r.handle(invitationRoutes.create, ({ principal, params, body, requestId }) =>
-      createInvitation(ctx, principal as PersonPrincipal, params.projectID, body, requestId),
+      createInvitation(ctx, principal!, params.projectID, body, requestId),
     );
     r.handle(invitationRoutes.revoke, ({ principal, params, requestId }) =>
-      revokeInvitation(ctx, principal as PersonPrincipal, params.projectID, params.invitationID, requestId),
+      revokeInvitation(ctx, principal!, params.projectID, params.invitationID, requestId),
     );
     r.handle(invitationRoutes.preview, ({ params }) => previewInvitation(ctx, params.token));
     r.handle(invitationRoutes.accept, ({ body, ip, requestId }) => acceptInvitation(ctx, body, ip, requestId));

@@ -9,9 +9,10 @@ import { badRequest, conflict, gone, notFound } from '../../http/errors.js';
 import { newId, randomString } from '../../ids.js';
 import { tx } from '../../store/db.js';
 import { accessProject } from '../accounts/projects.js';
+import { personProjectAccess, refuseWorkload } from '../auth/machine-guard.js';
 import { hashSecret } from '../auth/api-keys.js';
 import { hashPassword, passwordProblem } from '../auth/passwords.js';
-import type { PersonPrincipal, Principal } from '../auth/principal.js';
+import type { Principal } from '../auth/principal.js';
 import { SignIn } from '../auth/service.js';
 import {
   accountByEmail,
@@ -59,6 +60,7 @@ export function invitationView(row: InvitationRow, now: number): InvitationView 
 
 export function listInvitations(ctx: AreaContext, principal: Principal, ref: string, query: PageQuery) {
   const { project } = accessProject(ctx, principal, ref, 'visible');
+  refuseWorkload(principal);
   const prefix = `invitations:${project.id}`;
   const parsed = parseAnchored(ctx.pager, query, prefix);
   const anchor = parsed.anchor ?? newestInvitationRowid(ctx.db, project.id);
@@ -76,13 +78,13 @@ export function listInvitations(ctx: AreaContext, principal: Principal, ref: str
  */
 export function createInvitation(
   ctx: AreaContext,
-  p: PersonPrincipal,
+  principal: Principal,
   ref: string,
   body: { email: string; role: 'admin' | 'member' },
   requestId: string,
 ): z.infer<typeof CreateInvitationResponse> {
   const { db, clock } = ctx;
-  const { project } = accessProject(ctx, p, ref, 'metadata-admin');
+  const { project, person: p } = personProjectAccess(ctx, principal, ref, 'metadata-admin');
   return tx(db, () => {
     const now = clock.now();
     const at = new Date(now).toISOString();
@@ -130,9 +132,9 @@ export function createInvitation(
 }
 
 /** DELETE an invitation (metadata admin): open or expired becomes revoked; revoking twice is a no-op. */
-export function revokeInvitation(ctx: AreaContext, p: PersonPrincipal, ref: string, invitationId: string, requestId: string) {
+export function revokeInvitation(ctx: AreaContext, principal: Principal, ref: string, invitationId: string, requestId: string) {
   const { db, clock } = ctx;
-  const { project } = accessProject(ctx, p, ref, 'metadata-admin');
+  const { project, person: p } = personProjectAccess(ctx, principal, ref, 'metadata-admin');
   return tx(db, () => {
     const row = invitationById(db, project.id, invitationId);
     if (!row) throw notFound('invitation not found');

@@ -1,6 +1,5 @@
 import { serviceAccountRoutes as sa } from '../../../api/service-accounts.js';
 import type { Area } from '../../area.js';
-import type { PersonPrincipal } from '../auth/principal.js';
 import {
   createServiceAccount,
   createServiceAccountKey,
@@ -17,16 +16,15 @@ import {
 export const serviceAccountsArea: Area = {
   name: 'service-accounts',
   register(r, ctx) {
-    const person = (p: unknown) => p as PersonPrincipal;
     r.handle(sa.list, ({ principal, params, query }) => listServiceAccounts(ctx, principal!, params.projectID, query));
-    r.handle(sa.create, ({ principal, params, body, requestId }) => createServiceAccount(ctx, person(principal), params.projectID, body, requestId));
-    r.handle(sa.delete, ({ principal, params, requestId }) => deleteServiceAccount(ctx, person(principal), params.projectID, params.sa, requestId));
+    r.handle(sa.create, ({ principal, params, body, requestId }) => createServiceAccount(ctx, principal!, params.projectID, body, requestId));
+    r.handle(sa.delete, ({ principal, params, requestId }) => deleteServiceAccount(ctx, principal!, params.projectID, params.sa, requestId));
     r.handle(sa.listKeys, ({ principal, params, query }) => listServiceAccountKeys(ctx, principal!, params.projectID, params.sa, query));
     r.handle(sa.createKey, ({ principal, params, body, requestId }) =>
-      createServiceAccountKey(ctx, person(principal), params.projectID, params.sa, body, requestId),
+      createServiceAccountKey(ctx, principal!, params.projectID, params.sa, body, requestId),
     );
     r.handle(sa.revokeKey, ({ principal, params, requestId }) =>
-      revokeServiceAccountKey(ctx, person(principal), params.projectID, params.sa, params.keyID, requestId),
+      revokeServiceAccountKey(ctx, principal!, params.projectID, params.sa, params.keyID, requestId),
     );
   },
 };

@@ -11,7 +11,8 @@ import type { ProjectRow } from '../accounts/access.js';
 import { accessProject } from '../accounts/projects.js';
 import { serviceAccountEmail } from '../auth/credentials.js';
 import { createKey, keyView } from '../auth/keys.js';
-import type { PersonPrincipal, Principal } from '../auth/principal.js';
+import type { Principal } from '../auth/principal.js';
+import { personProjectAccess } from '../auth/machine-guard.js';
 import { keyByRef, revokeKey } from '../auth/store.js';
 import {
   insertServiceAccount,
@@ -58,13 +59,13 @@ export function listServiceAccounts(ctx: AreaContext, principal: Principal, ref:
  */
 export function createServiceAccount(
   ctx: AreaContext,
-  p: PersonPrincipal,
+  principal: Principal,
   ref: string,
   body: { name: string; display_name?: string; description?: string; role: 'admin' | 'member' },
   requestId: string,
 ) {
   const { db, clock } = ctx;
-  const { project } = accessProject(ctx, p, ref, 'resource-admin');
+  const { project, person: p } = personProjectAccess(ctx, principal, ref, 'resource-admin');
   return tx(db, () => {
     if (nameTaken(db, project.id, body.name)) throw conflict(`service account name ${body.name} is taken (names are reserved permanently, even after deletion)`);
     const id = newId();
@@ -86,9 +87,9 @@ export function createServiceAccount(
 }
 
 /** DELETE (resource admin): soft delete, grant removed, every key revoked, name kept reserved. */
-export function deleteServiceAccount(ctx: AreaContext, p: PersonPrincipal, ref: string, saRef: string, requestId: string) {
+export function deleteServiceAccount(ctx: AreaContext, principal: Principal, ref: string, saRef: string, requestId: string) {
   const { db, clock } = ctx;
-  const { project } = accessProject(ctx, p, ref, 'resource-admin');
+  const { project, person: p } = personProjectAccess(ctx, principal, ref, 'resource-admin');
   return tx(db, () => {
     const row = findAccount(ctx, project, saRef);
     const revoked = softDeleteServiceAccount(db, row.id, isoNow(clock));
@@ -112,14 +113,14 @@ export function listServiceAccountKeys(ctx: AreaContext, principal: Principal, r
 
 export function createServiceAccountKey(
   ctx: AreaContext,
-  p: PersonPrincipal,
+  principal: Principal,
   ref: string,
   saRef: string,
   body: { display_name: string; expires_in_days?: number },
   requestId: string,
 ) {
   const { db, clock } = ctx;
-  const { project } = accessProject(ctx, p, ref, 'resource-admin');
+  const { project, person: p } = personProjectAccess(ctx, principal, ref, 'resource-admin');
   return tx(db, () => {
     const sa = findAccount(ctx, project, saRef, { includeDeleted: true });
     if (sa.deleted_at) throw conflict('service account is deleted: it cannot get new keys');
@@ -137,9 +138,9 @@ export function createServiceAccountKey(
   });
 }
 
-export function revokeServiceAccountKey(ctx: AreaContext, p: PersonPrincipal, ref: string, saRef: string, keyRef: string, requestId: string) {
+export function revokeServiceAccountKey(ctx: AreaContext, principal: Principal, ref: string, saRef: string, keyRef: string, requestId: string) {
   const { db, clock } = ctx;
-  const { project } = accessProject(ctx, p, ref, 'resource-admin');
+  const { project, person: p } = personProjectAccess(ctx, principal, ref, 'resource-admin');
   return tx(db, () => {
     const sa = findAccount(ctx, project, saRef, { includeDeleted: true });
     const key = keyByRef(db, keyRef);
