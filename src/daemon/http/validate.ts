@@ -6,7 +6,7 @@ import { badRequest } from './errors.js';
  * so a caller learns exactly which key to fix (spec 1 §7: "unknown form or body field").
  */
 export function parseInput<T extends z.ZodType>(schema: T, input: unknown, where: 'body' | 'query' | 'path'): z.output<T> {
-  const result = schema.safeParse(input);
+  const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
   throw badRequest(describeIssue(result.error.issues[0]!, where));
 }

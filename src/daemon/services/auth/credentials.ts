@@ -36,8 +36,12 @@ export class CredentialResolver {
     const token = m[1]!;
     if (token.startsWith('svc_')) return this.resolveKey(token);
     const claims = await this.sessions.verify(token);
-    if (!claims) return undefined;
-    const user = this.db.prepare('SELECT id, email, role, must_change_password FROM acct_users WHERE id = ?').get(claims.userId) as
+    return claims ? this.person(claims.userId, { expiresAt: claims.expiresAt, credential: 'session' }) : undefined;
+  }
+
+  /** A person's principal with the role re-read from the store (the token's claim is only a hint). */
+  private person(userId: string | null, via: { expiresAt?: number; credential: 'session' | 'personal_key'; keyId?: string }): Principal | undefined {
+    const user = this.db.prepare('SELECT id, email, role, must_change_password FROM acct_users WHERE id = ?').get(userId) as
       | { id: string; email: string; role: 'admin' | 'user'; must_change_password: number }
       | undefined;
     if (!user) return undefined;
@@ -47,8 +51,7 @@ export class CredentialResolver {
       email: user.email,
       platformRole: user.role,
       mustChangePassword: Boolean(user.must_change_password),
-      expiresAt: claims.expiresAt,
-      credential: 'session',
+      ...via,
     };
   }
 
@@ -62,22 +65,7 @@ export class CredentialResolver {
     if (row.expires_at && Date.parse(row.expires_at) <= now) return undefined;
     this.touch(row, now);
     const expiresAt = row.expires_at ? Math.floor(Date.parse(row.expires_at) / 1000) : undefined;
-    if (row.kind === 'personal') {
-      const user = this.db.prepare('SELECT id, email, role, must_change_password FROM acct_users WHERE id = ?').get(row.user_id) as
-        | { id: string; email: string; role: 'admin' | 'user'; must_change_password: number }
-        | undefined;
-      if (!user) return undefined;
-      return {
-        kind: 'user',
-        userId: user.id,
-        email: user.email,
-        platformRole: user.role,
-        mustChangePassword: Boolean(user.must_change_password),
-        expiresAt,
-        credential: 'personal_key',
-        keyId: row.key_id,
-      };
-    }
+    if (row.kind === 'personal') return this.person(row.user_id, { expiresAt, credential: 'personal_key', keyId: row.key_id });
     if (row.kind === 'service_account') {
       const sa = this.db
         .prepare(

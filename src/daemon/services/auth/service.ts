@@ -12,15 +12,23 @@ import { keyByRef, keysOfUser, revokeKey, setPassword, userByEmail, userById, ty
 
 export const TOO_MANY_SIGN_INS = 'too many sign-in attempts; wait and retry after the time in Retry-After';
 
+const throttleWindows = new WeakMap<AreaContext, { perIp: AttemptWindow; perAccount: AttemptWindow }>();
+
 /** Sign-in with the throttle of spec 1 §5: attempts are counted per IP and per account. */
 export class SignIn {
   private readonly perIp: AttemptWindow;
   private readonly perAccount: AttemptWindow;
 
   constructor(private readonly ctx: AreaContext) {
-    const { signIn } = ctx.config;
-    this.perIp = new AttemptWindow(signIn.perIp, signIn.windowMs, ctx.clock);
-    this.perAccount = new AttemptWindow(signIn.perAccount, signIn.windowMs, ctx.clock);
+    // One pair of windows per daemon: every throttled route (login, invitation accept) shares the counts.
+    let w = throttleWindows.get(ctx);
+    if (!w) {
+      const { signIn } = ctx.config;
+      w = { perIp: new AttemptWindow(signIn.perIp, signIn.windowMs, ctx.clock), perAccount: new AttemptWindow(signIn.perAccount, signIn.windowMs, ctx.clock) };
+      throttleWindows.set(ctx, w);
+    }
+    this.perIp = w.perIp;
+    this.perAccount = w.perAccount;
   }
 
   /** Counts one attempt against both windows; throws 429 when either is exhausted. */

@@ -1,0 +1,37 @@
+/**
+ * Progress for long work (build, deploy, provisioning) on stderr, so stdout stays the result.
+ * On a TTY it animates one line; elsewhere (CI, pipes, --json) it prints each phase once.
+ */
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+export interface Spinner {
+  update(text: string): void;
+  succeed(text: string): void;
+  fail(text: string): void;
+}
+
+export function startSpinner(text: string, opts: { quiet?: boolean; stream?: NodeJS.WriteStream } = {}): Spinner {
+  const out = opts.stream ?? process.stderr;
+  if (opts.quiet) return { update() {}, succeed() {}, fail() {} };
+  const started = Date.now();
+  const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
+  if (!out.isTTY) {
+    let last = '';
+    const line = (t: string) => {
+      if (t !== last) out.write(`${t}\n`);
+      last = t;
+    };
+    line(`${text}...`);
+    return { update: (t) => line(`${t}...`), succeed: (t) => line(`✓ ${t} (${elapsed()})`), fail: (t) => line(`✗ ${t} (${elapsed()})`) };
+  }
+  let current = text;
+  let i = 0;
+  const draw = () => out.write(`\r\x1b[2K${FRAMES[i++ % FRAMES.length]} ${current} ${elapsed()}`);
+  const timer = setInterval(draw, 80);
+  draw();
+  const end = (mark: string, t: string) => {
+    clearInterval(timer);
+    out.write(`\r\x1b[2K${mark} ${t} (${elapsed()})\n`);
+  };
+  return { update: (t) => (current = t), succeed: (t) => end('✓', t), fail: (t) => end('✗', t) };
+}
