@@ -71,6 +71,12 @@ describe('platform users and members', () => {
     expect(u.exitCode, u.stderr).toBe(0);
     expect(u.json.user).toMatchObject({ email: 'dev@example.test', must_change_password: true });
     expect(u.json.temporary_password).toMatch(/^.{20}$/);
+    const given = await cli.run(['users', 'create', 'given@example.test', '--password-stdin', '--json'], { input: 'Given-Passw0rd!\n' });
+    expect(given.exitCode, given.stderr).toBe(0);
+    expect(given.json.temporary_password).toBeUndefined();
+    const weak = await cli.run(['users', 'create', 'weak@example.test', '--password-stdin'], { input: 'weak\n' });
+    expect(weak.exitCode).toBe(1);
+    expect(weak.stderr).toMatch(/at least 12 characters/);
     const human = await cli.run(['users', 'create', 'ops@example.test']);
     expect(human.stdout).toMatch(/^temporary_password\s+\S{20}$/m);
     expect(human.stderr).toMatch(/shown only now/);

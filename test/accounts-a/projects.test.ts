@@ -91,6 +91,18 @@ describe('GET /v1/projects and GET /v1/projects/{id}', () => {
     expect((await d.api('GET', `/v1/projects/${c.project.slug}`, { token: c.member.token })).body.id).toBe(c.project.id);
     expect((await d.api('GET', `/v1/projects/${c.project.short}`, { token: c.member.token })).body.id).toBe(c.project.id);
   });
+
+  it('org admins see every project of their org in the list, inherited live', async () => {
+    const org = (await d.api('POST', '/v1/orgs', { token: admin, body: { slug: 'list-org' } })).body;
+    const a = makeProject(d, { orgId: org.id, slug: 'list-b' });
+    const b = makeProject(d, { orgId: org.id, slug: 'list-a' });
+    const boss = await makeUser(d);
+    expect((await d.api('GET', '/v1/projects', { token: boss.token })).body.projects).toEqual([]);
+    await d.api('POST', `/v1/orgs/${org.id}/members`, { token: admin, body: { email: boss.email, role: 'admin' } });
+    const list = (await d.api('GET', '/v1/projects', { token: boss.token })).body.projects;
+    expect(list.map((p: { id: string }) => p.id)).toEqual([b.id, a.id]);
+    expect(list[0]).toMatchObject({ your_role: 'admin', your_metadata_role: 'admin' });
+  });
 });
 
 describe('PATCH /v1/projects/{id}', () => {
