@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { cast, grant, makeProject, makeUser } from '../helpers/fixtures.js';
 import { DEFAULT_QUOTAS } from '../../src/daemon/services/accounts/quotas.js';
+import { createWorkloadKey } from '../../src/daemon/services/auth/keys.js';
 
 let d: TestDaemon;
 let admin: string;
@@ -217,6 +218,19 @@ describe('quota and platform limits', () => {
       expect(r.body.timeouts).toMatchObject({ request_seconds_default: 60, request_seconds_max: 900 });
     }
     expect((await d.api('GET', '/v1/platform/limits')).status).toBe(401);
+  });
+
+  it('a workload key (which may only mint a secret read token) is refused with 403 on quota, limits and members', async () => {
+    const key = createWorkloadKey(d.db, d.app.ctx.clock, c.project.id, 'summarizer');
+    for (const path of [`/v1/projects/${c.project.id}/quota`, `/v1/projects/${c.project.id}/members`, '/v1/platform/limits']) {
+      const r = await d.api('GET', path, { token: key });
+      expect(r.status, path).toBe(403);
+      expect(r.body.error).toMatch(/workload key/);
+    }
+    // Another project's workload key is an outsider: 404.
+    const other = makeProject(d);
+    const foreign = createWorkloadKey(d.db, d.app.ctx.clock, other.id, 'worker');
+    expect((await d.api('GET', `/v1/projects/${c.project.id}/quota`, { token: foreign })).status).toBe(404);
   });
 });
 

@@ -3,6 +3,7 @@ import type { PlatformLimits, ProjectQuota } from '../../../api/projects.js';
 import { DEFAULT_BODY_LIMIT, MiB } from '../../../api/contract.js';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../../../api/common.js';
 import type { AreaContext } from '../../area.js';
+import { refuseWorkload } from '../auth/machine-guard.js';
 import type { Principal } from '../auth/principal.js';
 import { BREAK_GLASS_MAX_MINUTES, BREAK_GLASS_MIN_REASON } from './break-glass.js';
 import { quotaRows } from './projects-store.js';
@@ -16,6 +17,7 @@ import { DEFAULT_QUOTAS } from './quotas.js';
  */
 export function projectQuota(ctx: AreaContext, principal: Principal, ref: string): z.infer<typeof ProjectQuota> {
   const { project } = accessProject(ctx, principal, ref, 'visible');
+  refuseWorkload(principal);
   const reports = ctx.hooks.quotaUsage.map((h) => h(project.id));
   return {
     project_id: project.id,
@@ -34,7 +36,8 @@ export function projectQuota(ctx: AreaContext, principal: Principal, ref: string
 }
 
 /** Platform-wide limits of spec 1 §8 as numbers (bytes, seconds, minutes, days). */
-export function platformLimits(ctx: AreaContext): z.infer<typeof PlatformLimits> {
+export function platformLimits(ctx: AreaContext, principal: Principal): z.infer<typeof PlatformLimits> {
+  refuseWorkload(principal);
   const { signIn } = ctx.config;
   return {
     bodies: {

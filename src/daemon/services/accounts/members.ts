@@ -6,6 +6,7 @@ import { isoNow } from '../../clock.js';
 import { conflict, notFound } from '../../http/errors.js';
 import { tx } from '../../store/db.js';
 import { serviceAccountEmail } from '../auth/credentials.js';
+import { refuseWorkload } from '../auth/machine-guard.js';
 import type { PersonPrincipal, Principal } from '../auth/principal.js';
 import { userByEmail, userById, type UserRow } from '../auth/store.js';
 import type { GrantRole, ProjectRow } from './access.js';
@@ -54,6 +55,7 @@ export function memberView(m: MemberRow, nowMs: number): MemberView {
 
 export function listMembersPage(ctx: AreaContext, principal: Principal, ref: string, query: PageQuery) {
   const { project } = accessProject(ctx, principal, ref, 'visible');
+  refuseWorkload(principal);
   const page = ctx.pager.parse(query, `members:${project.id}`);
   const { items, next_page_token } = ctx.pager.slice(page, listMembers(ctx.db, project.id, page.size + 1, page.offset));
   const now = ctx.clock.now();

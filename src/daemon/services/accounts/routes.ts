@@ -38,7 +38,7 @@ export const accountsArea: Area = {
     );
     r.handle(projectRoutes.delete, ({ principal, params, requestId }) => removeProject(ctx, person(principal), params.projectID, requestId));
     r.handle(projectRoutes.quota, ({ principal, params }) => projectQuota(ctx, principal!, params.projectID));
-    r.handle(projectRoutes.limits, () => platformLimits(ctx));
+    r.handle(projectRoutes.limits, ({ principal }) => platformLimits(ctx, principal!));
 
     r.handle(userRoutes.list, ({ principal, query }) => listUsersPage(ctx, person(principal), query));
     r.handle(userRoutes.create, ({ principal, body, requestId }) => createUser(ctx, person(principal), body, requestId));
