@@ -162,6 +162,23 @@ describe('DELETE /v1/projects/{id}', () => {
     expect((await d.api('GET', `/v1/projects/${p.id}`, { token: admin })).status).toBe(404);
   });
 
+  it('deletes a project holding service accounts, keys, invitations and break-glass history (cascade, no 500)', async () => {
+    const created = (await d.api('POST', '/v1/projects', { token: admin, body: { slug: 'full-of-things' } })).body.project;
+    const sa = await d.api('POST', `/v1/projects/${created.id}/service-accounts`, { token: admin, body: { name: 'deployer' } });
+    expect(sa.status, sa.text).toBe(201);
+    const key = await d.api('POST', `/v1/projects/${created.id}/service-accounts/deployer/keys`, { token: admin, body: { display_name: 'ci' } });
+    expect(key.status, key.text).toBe(201);
+    const inv = await d.api('POST', `/v1/projects/${created.id}/invitations`, { token: admin, body: { email: 'newcomer@example.test' } });
+    expect(inv.status, inv.text).toBe(201);
+    await d.api('POST', `/v1/projects/${created.id}/break-glass`, { token: c.platformAdmin.token, body: { reason: 'look before delete' } });
+    const r = await d.api('DELETE', `/v1/projects/${created.id}`, { token: admin });
+    expect(r.status, r.text).toBe(200);
+    expect((await d.api('GET', '/v1/auth/me', { token: key.body.secret })).status).toBe(401);
+    for (const t of ['acct_service_accounts', 'acct_api_keys', 'acct_invitations', 'acct_project_members', 'acct_project_quotas']) {
+      expect(d.db.prepare(`SELECT COUNT(*) AS n FROM ${t} WHERE project_id = ?`).get(created.id), t).toEqual({ n: 0 });
+    }
+  });
+
   it('403 for the default project; 409 while an area reports agents; member 403; outsider 404', async () => {
     const def = await d.api('DELETE', '/v1/projects/default', { token: admin });
     expect(def.status).toBe(403);
