@@ -85,6 +85,14 @@ describe('POST /v1/projects/{id}/members', () => {
     expect(auditActions(p.id)).toContain('member.add');
   });
 
+  it('concurrent adds of one account: one 201, the rest 200, a single grant row', async () => {
+    const p = makeProject(d);
+    const u = await makeUser(d);
+    const rs = await Promise.all(Array.from({ length: 4 }, () => d.api('POST', `/v1/projects/${p.id}/members`, { token: admin, body: { email: u.email } })));
+    expect(rs.map((r) => r.status).sort()).toEqual([200, 200, 200, 201]);
+    expect(d.db.prepare('SELECT COUNT(*) AS n FROM acct_project_members WHERE project_id = ? AND user_id = ?').get(p.id, u.id)).toEqual({ n: 1 });
+  });
+
   it('404 no account (invite instead), 400 invalid e-mail or role, external accounts flagged', async () => {
     const ghost = await d.api('POST', `/v1/projects/${c.project.id}/members`, { token: c.admin.token, body: { email: 'ghost@example.test' } });
     expect(ghost.status).toBe(404);

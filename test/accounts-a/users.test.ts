@@ -73,6 +73,12 @@ describe('POST /v1/users', () => {
     }
   });
 
+  it('concurrent creates of one e-mail: exactly one 201, the rest 409 (re-checked inside the transaction)', async () => {
+    const rs = await Promise.all(Array.from({ length: 5 }, () => d.api('POST', '/v1/users', { token: admin, body: { email: 'race@example.test' } })));
+    expect(rs.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
+    expect(d.db.prepare(`SELECT COUNT(*) AS n FROM acct_users WHERE email = 'race@example.test'`).get()).toEqual({ n: 1 });
+  });
+
   it('413 for a body over 8 KiB', async () => {
     const r = await d.api('POST', '/v1/users', { token: admin, body: { email: 'big@example.test', password: 'x'.repeat(9000) } });
     expect(r.status).toBe(413);
