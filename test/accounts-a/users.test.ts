@@ -105,11 +105,11 @@ describe('POST /v1/users', () => {
     const other = await d.api('POST', '/v1/orgs', { token: admin, body: { slug: 'elsewhere' } });
     const there = await d.api('POST', '/v1/users', { token: c.admin.token, body: { email: 'there@example.test', org_id: other.body.id } });
     expect(there.status).toBe(403);
-    expect(there.body.error).toBe('creating an account in that organization requires administering it');
+    expect(there.body.error).toBe('creating in that organization requires administering it');
     for (const t of [c.member.token, c.outsider.token]) {
       const r = await d.api('POST', '/v1/users', { token: t, body: { email: 'nobody@example.test' } });
       expect(r.status).toBe(403);
-      expect(r.body.error).toBe('creating accounts requires administering an organization or project');
+      expect(r.body.error).toBe('creating requires administering an organization or project');
     }
     expect((await d.api('POST', '/v1/users', { token: c.sa.token, body: { email: 'sa@example.test' } })).status).toBe(403);
     expect((await d.api('POST', '/v1/users', { body: { email: 'anon@example.test' } })).status).toBe(401);

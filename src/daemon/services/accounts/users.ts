@@ -87,10 +87,10 @@ export async function createUser(
   if (!platformAdmin) {
     const orgAdminAny = orgAdminOf(db, caller.userId);
     const projectAdminAny = projectAdminAnywhere(db, caller.userId);
-    if (!orgAdminAny && !projectAdminAny) throw forbidden('creating accounts requires administering an organization or project');
+    if (!orgAdminAny && !projectAdminAny) throw forbidden('creating requires administering an organization or project');
     if (!orgId) throw forbidden('you have no home organization: pass org_id of an organization you administer');
     const allowed = orgAdminOf(db, caller.userId, orgId) || (orgId === creator.org_id && projectAdminIn(db, caller.userId, orgId));
-    if (!allowed) throw forbidden('creating an account in that organization requires administering it');
+    if (!allowed) throw forbidden('creating in that organization requires administering it');
   }
   if (body.password !== undefined) {
     const problem = passwordProblem(body.password);
