@@ -3,6 +3,7 @@ import type { ApiClient } from '../client/api-client.js';
 import { ask, requireTty } from './prompt.js';
 import { AbortError } from '../client/errors.js';
 import { orgRoutes } from '../api/orgs.js';
+import { Uuid } from '../api/common.js';
 
 /** Shared flags of project-scoped and list commands, so every command spells them the same. */
 export const projectFlag = Flags.string({
@@ -34,11 +35,9 @@ export async function confirm(yes: boolean | undefined, what: string): Promise<v
   if (answer !== 'y' && answer !== 'yes') throw new AbortError('cancelled', undefined, 1);
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The API addresses organizations by UUID; people type slugs, so a slug is looked up in the list. */
 export async function resolveOrgId(client: ApiClient, ref: string): Promise<string> {
-  if (UUID.test(ref)) return ref;
+  if (Uuid.safeParse(ref).success) return ref;
   let token: string | undefined;
   do {
     const page = await client.call(orgRoutes.list, { query: { page_size: 200, page_token: token } });

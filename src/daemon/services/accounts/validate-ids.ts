@@ -1,3 +1,4 @@
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { Uuid } from '../../../api/common.js';
 
-export const isUuid = (s: string) => UUID_RE.test(s);
+/** Path ids that must be UUIDs (orgID) or may be either a UUID or another handle (userID). */
+export const isUuid = (s: string) => Uuid.safeParse(s).success;
