@@ -225,6 +225,43 @@ describe('preview and accept', () => {
   });
 });
 
+describe('concurrency and paging', () => {
+  it('two concurrent accepts of one token: one 200, one 410, one account', async () => {
+    const c = await cast(d);
+    const inv = (await invite(c, 'racer@example.test')).body.invitation;
+    const [a, b] = await Promise.all([
+      d.api('POST', '/v1/invitations/accept', { body: { token: inv.token, password: NEW_PASSWORD } }),
+      d.api('POST', '/v1/invitations/accept', { body: { token: inv.token, password: 'Other-Pass-123' } }),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([200, 410]);
+    expect(d.db.prepare('SELECT COUNT(*) AS n FROM acct_users WHERE email = ?').get('racer@example.test')).toEqual({ n: 1 });
+    expect(d.db.prepare(`SELECT COUNT(*) AS n FROM acct_audit WHERE action = 'invitation.accept' AND target = ?`).get('racer@example.test')).toEqual({ n: 1 });
+  });
+
+  it('the list pages newest first without repeats while invitations are added', async () => {
+    const c = await cast(d);
+    for (let i = 0; i < 5; i++) await invite(c, `page${i}@example.test`);
+    const path = `/v1/projects/${c.project.id}/invitations`;
+    const seen: string[] = [];
+    let token: string | undefined;
+    let first = true;
+    do {
+      const r = await d.api('GET', `${path}?page_size=2${token ? `&page_token=${encodeURIComponent(token)}` : ''}`, { token: c.admin.token });
+      expect(r.status).toBe(200);
+      seen.push(...r.body.invitations.map((i: any) => i.email));
+      token = r.body.next_page_token;
+      if (first) await invite(c, 'late@example.test');
+      first = false;
+    } while (token);
+    expect(seen).toEqual([4, 3, 2, 1, 0].map((i) => `page${i}@example.test`));
+    const other = await cast(d);
+    const t = (await d.api('GET', `${path}?page_size=1`, { token: c.admin.token })).body.next_page_token;
+    const foreign = await d.api('GET', `/v1/projects/${other.project.id}/invitations?page_token=${encodeURIComponent(t)}`, { token: other.admin.token });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error).toBe('page_token was issued for a different list');
+  });
+});
+
 describe('accept is sign-in throttled', () => {
   it('shares the per-IP sign-in window: 429 with Retry-After after the limit', async () => {
     const t = await startTestDaemon({ signIn: { perIp: 3, perAccount: 50, windowMs: 900_000 } });
