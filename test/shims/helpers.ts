@@ -49,13 +49,14 @@ export async function startWorkload(
   fixture: string,
   command: (dir: string) => WorkloadCommand,
   env: Record<string, string> = {},
+  opts: { skipBuild?: boolean } = {},
 ): Promise<RunningWorkload> {
   const dir = mkdtempSync(join(tmpdir(), 'shim-'));
   cpSync(join(FIXTURES, fixture), dir, { recursive: true });
   const cmd = command(dir);
   await cmd.prepare?.(dir);
-  if (cmd.build) {
-    const built = await run(cmd.build);
+  if (cmd.build && !opts.skipBuild) {
+    const built = await run(cmd.build, env);
     if (built.code !== 0) throw new Error(`build failed (${built.code}):\n${built.output}`);
   }
   const port = await freePort();

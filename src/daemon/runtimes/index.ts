@@ -142,6 +142,27 @@ export function agentHarnessCommand(framework: AgentFramework, workloadDir: stri
   };
 }
 
+const resolved = new Map<string, Promise<string>>();
+
+/**
+ * The real interpreter behind a command such as `python3`. Version managers put a shell script
+ * on PATH (pyenv's shim costs most of a second per start), which would dominate a cold start;
+ * pass the result as RuntimeOptions.python. Falls back to the command itself.
+ */
+export function resolvePython(cmd = 'python3'): Promise<string> {
+  let found = resolved.get(cmd);
+  if (!found) {
+    found = new Promise((resolve) => {
+      execFile(cmd, ['-c', 'import sys; print(sys.executable)'], { timeout: 10_000 }, (err, stdout) => {
+        const path = stdout.trim();
+        resolve(!err && path && existsSync(path) ? path : cmd);
+      });
+    });
+    resolved.set(cmd, found);
+  }
+  return found;
+}
+
 const PROBES: Record<Runtime, { bin: string; args: string[]; pkg: string }> = {
   python: { bin: 'python3', args: ['--version'], pkg: 'python3' },
   nodejs: { bin: 'node', args: ['--version'], pkg: 'nodejs' },
