@@ -144,6 +144,16 @@ function rows(runtime: Runtime): Row[] {
       expect: { status: 418, body: { statusCode: 418, received: { status: 418 } }, event: { status: 418 } },
     },
     {
+      name: 'statusCode 204 sends no body',
+      request: () => json({ status: 204 }),
+      expect: { status: 204, body: '', event: { status: 204 } },
+    },
+    {
+      name: 'a statusCode that is not an HTTP status is the handler’s error: 500',
+      request: () => json({ status: 'teapot' }),
+      expect: { status: 500, error: 'handler returned an invalid statusCode', event: { status: 'teapot' } },
+    },
+    {
       name: 'a raised exception gives 500 handler raised',
       request: () => json({ fail: true }),
       expect: { status: 500, error: 'handler raised', event: { fail: true } },
@@ -199,6 +209,22 @@ function rows(runtime: Runtime): Row[] {
   ];
 }
 
+/** Go-only rows: a panic is an exception too. */
+function goRows(): Row[] {
+  return [
+    {
+      name: 'a panicking handler gives 500 handler raised (and the server survives)',
+      request: () => json({ panic: true }),
+      expect: { status: 500, error: 'handler raised panic: kaboom', event: { panic: true } },
+    },
+    {
+      name: 'a panicking handler on a CloudEvent gives 400 handler raised',
+      request: () => cloudEvent('binary', { panic: true }),
+      expect: { status: 400, error: 'handler raised panic: kaboom', event: { panic: true } },
+    },
+  ];
+}
+
 /** Python-only rows: payload wins over attached attributes, and Content-Length is read. */
 function pythonRows(): Row[] {
   return [
@@ -243,7 +269,7 @@ export async function defineShimSuite(runtime: Runtime, fixture: string = runtim
       await w?.stop();
     });
 
-    const table = runtime === 'python' ? [...rows(runtime), ...pythonRows()] : rows(runtime);
+    const table = [...rows(runtime), ...(runtime === 'python' ? pythonRows() : runtime === 'go' ? goRows() : [])];
     for (const row of table) {
       it(row.name, async () => {
         const want = outcomeFor(runtime, row.expect);
