@@ -7,6 +7,7 @@
 import { CloudEvent, HTTP } from 'cloudevents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runtimeAvailable, runtimeCommand, type Runtime, type RuntimeOptions } from '../../src/daemon/runtimes/index.js';
+import { connect } from 'node:net';
 import { rawRequest, startWorkload, type RunningWorkload } from './helpers.js';
 
 const MAX = 8 * 1024 * 1024;
@@ -315,6 +316,22 @@ export async function defineShimSuite(runtime: Runtime, fixture: string = runtim
       await w.takeEvent();
     });
 
+    it('honours Expect: 100-continue (curl sends it for bodies over 1 KiB)', async () => {
+      const body = JSON.stringify({ expect: 'continue' });
+      const res = await expectContinue(w.port, body);
+      expect(res.interim).toMatch(/^HTTP\/1\.1 100 /);
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.body)).toEqual({ received: { expect: 'continue' } });
+      await w.takeEvent();
+    });
+
+    it('HEAD runs like GET and sends no body', async () => {
+      const res = await fetch(`${w.url}/x`, { method: 'HEAD' });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe('');
+      expect(await w.takeEvent()).toEqual({});
+    });
+
     it('the handler’s own output reaches stdout, where the daemon collects logs', () => {
       expect(w.output()).toMatch(/^EVENT \{/m);
     });
@@ -325,6 +342,33 @@ export async function defineShimSuite(runtime: Runtime, fixture: string = runtim
       expect(results.map((r) => JSON.parse(r.text).received.i)).toEqual(Array.from({ length: 20 }, (_, i) => i));
       for (let i = 0; i < 20; i++) await w.takeEvent();
     });
+  });
+}
+
+/** Sends the head with Expect: 100-continue, waits for the interim response, then the body. */
+function expectContinue(port: number, body: string): Promise<{ interim: string; status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const sock = connect(port, '127.0.0.1');
+    let data = '';
+    let sent = false;
+    sock.setEncoding('utf8');
+    sock.on('error', reject);
+    sock.on('data', (chunk: string) => {
+      data += chunk;
+      if (!sent && /^HTTP\/1\.1 100 [^\r]*\r\n\r\n/.test(data)) {
+        sent = true;
+        sock.write(body);
+      }
+      const m = /^(HTTP\/1\.1 100 [^\r]*)\r\n\r\nHTTP\/1\.1 (\d{3})[\s\S]*?\r\n\r\n([\s\S]*)$/.exec(data);
+      const len = /\r\ncontent-length: *(\d+)/i.exec(data)?.[1];
+      if (m && len !== undefined && Buffer.byteLength(m[3]!) >= Number(len)) {
+        sock.destroy();
+        resolve({ interim: m[1]!, status: Number(m[2]), body: m[3]! });
+      }
+    });
+    sock.write(
+      `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
+    );
   });
 }
 

@@ -70,6 +70,8 @@ module PlatformShim
   end
 
   def read_body(sock, headers)
+    # curl asks before sending a body over 1 KiB and would otherwise wait a second for this.
+    sock.write("HTTP/1.1 100 Continue\r\n\r\n") if headers.fetch('expect', '').casecmp?('100-continue')
     return read_chunked(sock) if headers.fetch('transfer-encoding', '').downcase.include?('chunked')
     length = headers['content-length']
     return ''.b if length.nil?
@@ -141,7 +143,8 @@ module PlatformShim
       sock.write(head << "\r\n")
     else
       data = body.b
-      sock.write(head << "Content-Type: application/json\r\nContent-Length: #{data.bytesize}\r\n\r\n" << data)
+      head << "Content-Type: application/json\r\nContent-Length: #{data.bytesize}\r\n\r\n"
+      sock.write(Thread.current[:platform_head_request] ? head : head << data)
     end
   end
 
@@ -198,6 +201,7 @@ module PlatformShim
     method, target, headers = read_head(sock)
     return if method.nil?
     if method == 'GET' || method == 'HEAD'
+      Thread.current[:platform_head_request] = method == 'HEAD'
       return respond(sock, 200, '{"status":"ok"}') if target.split('?', 2).first == '/healthz'
       return run_plain(sock, {})
     end
