@@ -89,7 +89,7 @@ export async function startWorkload(
     dir,
     child,
     output: () => out,
-    async takeEvent(timeoutMs = 3000) {
+    async takeEvent(timeoutMs = 15_000) { // generous: an 8 MiB line through a pipe on a busy machine
       const end = Date.now() + timeoutMs;
       for (;;) {
         const rest = out.slice(consumed);

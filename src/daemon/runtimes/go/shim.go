@@ -157,7 +157,7 @@ func platformServe(w http.ResponseWriter, r *http.Request) {
 	var event map[string]interface{}
 	cloudEvent := true
 	switch {
-	case r.Header.Get("Ce-Id") != "":
+	case len(r.Header.Values("Ce-Id")) > 0: // present, even if empty, as on the other runtimes
 		event, err = platformParse(raw)
 	case strings.EqualFold(mediaType, "application/cloudevents+json"):
 		event, err = platformStructured(raw)
