@@ -118,9 +118,9 @@ export interface RawResponse {
 
 /**
  * Sends bytes as they are (fetch cannot send a malformed Content-Length) and reads the reply
- * until the server closes or the declared body arrived.
+ * until the server closes or (unless untilClose) the first response's declared body arrived.
  */
-export function rawRequest(port: number, request: string): Promise<RawResponse> {
+export function rawRequest(port: number, request: string, opts: { untilClose?: boolean } = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const sock = connect(port, '127.0.0.1');
     let data = '';
@@ -135,7 +135,7 @@ export function rawRequest(port: number, request: string): Promise<RawResponse> 
       data += c;
       const at = data.indexOf('\r\n\r\n');
       const len = /\r\ncontent-length:\s*(\d+)/i.exec(data.slice(0, at))?.[1];
-      if (at >= 0 && len !== undefined && data.length - at - 4 >= Number(len)) {
+      if (!opts.untilClose && at >= 0 && len !== undefined && data.length - at - 4 >= Number(len)) {
         sock.destroy();
         finish();
       }

@@ -128,6 +128,12 @@ describe('a handler that does not follow the convention fails loudly', () => {
     expect(r.output).toContain('function shim: main.py must define handle(event)');
   });
 
+  it.skipIf(!available.python.ok)('python: an async handle is refused (the spec asks for a plain function)', async () => {
+    const r = await startFails('python', workload({ 'main.py': 'async def handle(event):\n    return {}\n' }));
+    expect(r.code).not.toBe(0);
+    expect(r.output).toContain('function shim: handle in main.py must be a plain function, not async def');
+  });
+
   it.skipIf(!available.nodejs.ok)('nodejs: no index file', async () => {
     const r = await startFails('nodejs', workload({ 'main.js': '' }));
     expect(r.code).toBe(1);

@@ -6,6 +6,7 @@ one directory up, defines a plain synchronous handle(event). Listens on 127.0.0.
 import base64
 import binascii
 import importlib.util
+import inspect
 import json
 import os
 import sys
@@ -31,6 +32,9 @@ def load_handler():
     handle = getattr(module, "handle", None)
     if not callable(handle):
         sys.exit("function shim: main.py must define handle(event)")
+    if inspect.iscoroutinefunction(handle):
+        # Spec 1 §4.13: a python handler is a plain synchronous function.
+        sys.exit("function shim: handle in main.py must be a plain function, not async def")
     return handle
 
 
@@ -85,6 +89,11 @@ def describe(exc):
 
 class ShimHandler(ph.QuietHandler):
     def do_GET(self):
+        try:
+            ph.read_body(self, MAX_BODY)  # a GET body is ignored, but must leave the connection
+        except ph.BodyError as exc:
+            ph.send_error_json(self, exc.status, exc.message, close=True)
+            return
         if urlsplit(self.path).path == "/healthz":
             ph.send(self, 200, ph.encode_json({"status": "ok"}))
             return
