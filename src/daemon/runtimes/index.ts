@@ -14,6 +14,8 @@ import { fileURLToPath } from 'node:url';
 
 export const RUNTIMES = ['python', 'nodejs', 'go', 'ruby'] as const;
 export type Runtime = (typeof RUNTIMES)[number];
+/** The name the agents area's placeholder used; kept so both sides merge cleanly. */
+export type ShimRuntime = Runtime;
 
 /** Frameworks served by the Python agent harness. */
 export const AGENT_FRAMEWORKS = ['adk', 'langgraph', 'crewai'] as const;
