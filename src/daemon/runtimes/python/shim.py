@@ -110,19 +110,23 @@ class ShimHandler(ph.QuietHandler):
         content_type = (self.headers.get("Content-Type") or "").split(";", 1)[0].strip().lower()
         try:
             if self.headers.get("Ce-Id") is not None:
-                event = event_from_bytes(raw)
-                attributes = {
-                    name.lower()[3:]: value
-                    for name, value in self.headers.items()
-                    if name.lower().startswith("ce-")
-                }
-                self.run_cloudevent(event, attributes)
+                self.run_cloudevent(event_from_bytes(raw), self.binary_attributes())
             elif content_type == CE_CONTENT_TYPE:
                 self.run_cloudevent(*structured_event(raw))
             else:
                 self.run_plain(event_from_bytes(raw))
         except ph.BodyError as exc:
             ph.send_error_json(self, exc.status, exc.message)
+
+    def binary_attributes(self):
+        """Every ce-* header, prefix stripped and lowercased; a repeated header folds as in HTTP."""
+        attributes = {}
+        for name, value in self.headers.items():
+            key = name.lower()
+            if key.startswith("ce-"):
+                key = key[3:]
+                attributes[key] = "%s, %s" % (attributes[key], value) if key in attributes else value
+        return attributes
 
     # Every method with a body is a POST to the handler: it never sees the method anyway.
     do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_POST
