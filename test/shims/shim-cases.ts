@@ -82,8 +82,9 @@ const objectOfSize = (n: number) => {
 
 // Rows whose expectation depends on the request itself are built lazily per runtime.
 function rows(runtime: Runtime): Row[] {
-  const binaryHello = cloudEvent('binary', { hello: 'world' });
-  const structuredHello = cloudEvent('structured', { hello: 'world' });
+  // An extension attribute travels too: ce-tenant in binary mode, a top-level key in structured.
+  const binaryHello = cloudEvent('binary', { hello: 'world' }, { tenant: 'acme' });
+  const structuredHello = cloudEvent('structured', { hello: 'world' }, { tenant: 'acme' });
   const py = runtime === 'python';
   return [
     { name: 'GET /healthz answers ok without the handler', request: () => ({ path: '/healthz' }), expect: { status: 200, body: { status: 'ok' }, event: null } },
@@ -172,12 +173,12 @@ function rows(runtime: Runtime): Row[] {
     {
       name: 'CloudEvent binary mode (SDK): empty 204, handler gets the data',
       request: () => binaryHello,
-      expect: { status: 204, body: '', event: py ? { hello: 'world', _cloudevent: binaryAttributes(binaryHello) } : { hello: 'world' } },
+      expect: { status: 204, body: '', event: py ? { hello: 'world', _cloudevent: { ...binaryAttributes(binaryHello), tenant: 'acme' } } : { hello: 'world' } },
     },
     {
       name: 'CloudEvent structured mode (SDK): empty 204, handler gets only data',
       request: () => structuredHello,
-      expect: { status: 204, body: '', event: py ? { hello: 'world', _cloudevent: structuredAttributes(structuredHello) } : { hello: 'world' } },
+      expect: { status: 204, body: '', event: py ? { hello: 'world', _cloudevent: { ...structuredAttributes(structuredHello), tenant: 'acme' } } : { hello: 'world' } },
     },
     {
       name: 'CloudEvent return value is discarded, statusCode included',
@@ -228,7 +229,18 @@ function goRows(): Row[] {
 
 /** Python-only rows: payload wins over attached attributes, and Content-Length is read. */
 function pythonRows(): Row[] {
+  const attrs = { id: 'evt-1', source: '/tests/shims', type: 'test.shim.v1', subject: 'row', time: '2026-01-02T03:04:05.000Z', specversion: '1.0' };
   return [
+    {
+      name: 'binary mode: _cloudevent holds exactly the ce-* headers, named without the prefix',
+      request: () => cloudEvent('binary', { n: 1 }, { tenant: 'acme' }),
+      expect: { status: 204, body: '', event: { n: 1, _cloudevent: { ...attrs, tenant: 'acme' } } },
+    },
+    {
+      name: 'structured mode: _cloudevent holds every envelope key but data',
+      request: () => cloudEvent('structured', { n: 2 }, { tenant: 'acme' }),
+      expect: { status: 204, body: '', event: { n: 2, _cloudevent: { ...attrs, tenant: 'acme' } } },
+    },
     {
       name: 'binary mode: the payload\u2019s own _cloudevent wins and nothing is attached',
       request: () => cloudEvent('binary', { _cloudevent: 'mine', x: 1 }),
