@@ -228,6 +228,28 @@ describe.skipIf(!python.ok)('agent harness: loading and streaming details', () =
     }
   });
 
+  it('crewai: crew may be a function returning a Crew; inputs carry message and user_id', async () => {
+    const w = await startWorkload('agent-crewai-factory', (dir) => agentHarnessCommand('crewai', dir, PYTHON), { PYTHONPATH: FAKES });
+    try {
+      const res = await post(w, '/invoke', { message: 'tides', user_id: 'ana' });
+      expect(res.status).toBe(200);
+      expect(res.body.output).toBe('Writer answered: Write about tides for ana');
+    } finally {
+      await w.stop();
+    }
+  });
+
+  it('langgraph: an uncompiled StateGraph in graph.py is compiled with a checkpointer keyed by session_id', async () => {
+    const w = await startWorkload('agent-langgraph-builder', (dir) => agentHarnessCommand('langgraph', dir, PYTHON), { PYTHONPATH: FAKES });
+    try {
+      expect((await post(w, '/invoke', { message: 'a', session_id: 'thread-1' })).body.output).toBe('reply 1');
+      expect((await post(w, '/invoke', { message: 'b', session_id: 'thread-1' })).body.output).toBe('reply 2');
+      expect((await post(w, '/invoke', { message: 'c', session_id: 'thread-2' })).body.output).toBe('reply 1');
+    } finally {
+      await w.stop();
+    }
+  });
+
   it('stream lines leave as they are produced, not when the turn ends', async () => {
     const w = await startWorkload('agent-adk', (dir) => agentHarnessCommand('adk', dir, PYTHON), { PYTHONPATH: FAKES });
     try {
