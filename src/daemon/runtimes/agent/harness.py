@@ -347,7 +347,7 @@ class Turn:
         return {
             "session_id": self.session_id,
             "user_id": self.user_id,
-            "output": output if isinstance(output, str) else _summary(output),
+            "output": output if isinstance(output, str) else "" if output is None else json.dumps(output, default=str),
             "reasoning": "\n".join(e["text"] for e in self.events if e["type"] == "reasoning"),
             "tool_calls": [
                 {"name": e.get("name"), "summary": _summary(e.get("args"))} for e in self.events if e["type"] == "tool_call"
