@@ -86,9 +86,9 @@ describe.skipIf(!haveRedis)('cache instances are real Redis', () => {
     expect(await redisCli(port(), main.credential.password, ['GET', 'cli-key'])).toBe('from-cli');
   });
 
-  /** Fills an instance past maxmemory with 1 KiB values, every other key with a TTL; counts what was accepted. */
+  /** Fills an instance past maxmemory with 4 KiB values, every other key with a TTL; counts what was accepted. */
   async function fill(r: Redis, n: number) {
-    const value = 'x'.repeat(1024);
+    const value = 'x'.repeat(4096);
     const acc = { plainOk: 0, ttlOk: 0, oom: 0 };
     for (let i = 0; i < n; i += 100) {
       const p = r.pipeline();
@@ -117,7 +117,7 @@ describe.skipIf(!haveRedis)('cache instances are real Redis', () => {
     for (const [i, policy] of POLICIES.entries()) {
       const row = instanceRow(d, pid, `evict-${policy}`)!;
       await withClient(row.port, made[i]!.credential.password, async (r) => {
-        const { plainOk, ttlOk, oom } = await fill(r, 6000);
+        const { plainOk, ttlOk, oom } = await fill(r, 2000);
         const plain = (await r.keys('plain:*')).length;
         const ttl = (await r.keys('ttl:*')).length;
         const stats = (await d.api('GET', `${base(pid)}/evict-${policy}/stats`, { token: c.member.token })).body;
