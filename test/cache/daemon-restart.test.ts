@@ -150,3 +150,45 @@ function readdirOne(home: string): string {
   if (ids.length !== 1) throw new Error(`expected one instance directory, found ${ids.length}`);
   return ids[0]!;
 }
+
+/**
+ * A daemon that stops between a rotation and the restart that applies it: the next daemon finds
+ * the server still running with the old password, re-adopts it, and restarts it at once so the
+ * new password takes effect (in-process daemons sharing one state directory).
+ */
+describe.skipIf(!haveRedis)('a rotation interrupted by a daemon stop is completed by the next daemon', () => {
+  const home = mkdtempSync(join(tmpdir(), 'platform-cache-rotate-'));
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+  it('re-adopts with the previous password and then applies the new one', async () => {
+    const { startTestDaemon } = await import('../helpers/daemon.js');
+    const { cacheOverrides, createInstance, waitState, instanceRow, serverPid } = await import('./helpers.js');
+    // First daemon: the restart after rotation is far away, and servers outlive a graceful stop.
+    const a = await startTestDaemon(cacheOverrides({ rotateRestartDelayMs: 60_000, stopOnExit: false }), { home });
+    const token = await a.adminToken();
+    const projectId = (a.db.prepare(`SELECT id FROM acct_projects WHERE slug = 'default'`).get() as { id: string }).id;
+    const made = await createInstance(a, token, projectId, { name: 'mid-rotation' });
+    await waitState(a, token, projectId, 'mid-rotation');
+    const row = instanceRow(a, projectId, 'mid-rotation')!;
+    await withRedis(made.credential.uri, (r) => r.set('k', 'v'));
+    const rotated = await a.api('POST', `/v1/projects/${projectId}/memorystores/mid-rotation/rotate-credential`, { token });
+    expect(rotated.status).toBe(200);
+    const oldPid = serverPid(home, row.id);
+    await a.close();
+    expect(pidAlive(oldPid)).toBe(true);
+
+    const b = await startTestDaemon(cacheOverrides(), { home });
+    try {
+      const tokenB = await b.adminToken();
+      await waitFor('the restart with the new password', async () => (serverPid(home, row.id) !== oldPid ? true : undefined));
+      await waitState(b, tokenB, projectId, 'mid-rotation');
+      expect(pidAlive(oldPid)).toBe(false);
+      expect(await withRedis(rotated.body.credential.uri, (r) => r.get('k'))).toBe('v');
+      const old = await withRedis(made.credential.uri, (r) => r.ping()).catch((e: Error) => e.message);
+      expect(old).not.toBe('PONG');
+      expect(b.db.prepare('SELECT previous_password FROM cache_instances WHERE id = ?').get(row.id)).toEqual({ previous_password: null });
+    } finally {
+      await b.close();
+    }
+  }, 30_000);
+});

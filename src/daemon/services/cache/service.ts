@@ -34,6 +34,7 @@ export class CacheService {
   /** Ports handed out but not yet committed, so two concurrent creates cannot share one. */
   private readonly reserved = new Set<number>();
   private readonly deletions = new Map<string, Promise<void>>();
+  private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(
     private readonly ctx: AreaContext,
@@ -249,8 +250,14 @@ export class CacheService {
     }
     const delay = this.ctx.config.cache.rotateRestartDelayMs;
     const restart = () => void this.supervisor.restart(this.spec(this.store.byId(row.id) ?? row), 'restarting to apply the rotated credential');
-    if (delay > 0) setTimeout(restart, delay).unref();
-    else restart();
+    if (delay > 0) {
+      const t = setTimeout(() => {
+        this.timers.delete(t);
+        restart();
+      }, delay);
+      t.unref();
+      this.timers.add(t);
+    } else restart();
     return {
       credential: credentialView(row),
       note: 'the new password takes effect when the instance restarts, which has started; the previous password works until then. It is shown only now.',
@@ -329,6 +336,8 @@ export class CacheService {
 
   /** Graceful daemon stop: servers keep running for re-adoption unless stopOnExit is set. */
   async stop(): Promise<void> {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
     await Promise.all(this.deletions.values());
     await this.supervisor.stopAll(this.ctx.config.cache.stopOnExit);
   }

@@ -42,6 +42,8 @@ class Runner {
   private stopped = false;
   private chain: Promise<void> = Promise.resolve();
   private busy = false;
+  /** A probe can outlast the interval (a hung server); never run two at once. */
+  private probing = false;
   private attempts = 0;
   private upSince = 0;
   private failedPings = 0;
@@ -161,6 +163,16 @@ class Runner {
 
   /** Periodic probe of a running server (also catches re-adopted processes, which cannot be awaited). */
   private async probe(): Promise<void> {
+    if (this.probing) return;
+    this.probing = true;
+    try {
+      await this.probeOnce();
+    } finally {
+      this.probing = false;
+    }
+  }
+
+  private async probeOnce(): Promise<void> {
     if (this.stopped || this.busy || this.phase !== 'up' || !this.handle) return;
     const handle = this.handle;
     if (!(await this.deps.driver.alive(handle))) {
@@ -213,12 +225,14 @@ class Runner {
 /** All instance runners of this daemon. */
 export class Supervisor {
   private readonly runners = new Map<string, Runner>();
+  /** Set by stopAll: a late timer (a delayed rotation restart) must not start anything. */
+  private closed = false;
 
   constructor(private readonly deps: SupervisorDeps) {}
 
   /** Starts supervising an instance (re-adopting its server when one is still running). */
   ensure(spec: InstanceSpec): Promise<void> {
-    if (this.runners.has(spec.id)) return Promise.resolve();
+    if (this.closed || this.runners.has(spec.id)) return Promise.resolve();
     const r = new Runner(spec, this.deps);
     this.runners.set(spec.id, r);
     return r.boot();
@@ -229,6 +243,7 @@ export class Supervisor {
   }
 
   restart(spec: InstanceSpec, message: string): Promise<void> {
+    if (this.closed) return Promise.resolve();
     const r = this.runners.get(spec.id);
     return r ? r.restart(spec, message) : this.ensure(spec);
   }
@@ -246,6 +261,7 @@ export class Supervisor {
   }
 
   async stopAll(kill: boolean): Promise<void> {
+    this.closed = true;
     const all = [...this.runners.values()];
     this.runners.clear();
     await Promise.all(all.map((r) => r.stop(kill)));
