@@ -80,7 +80,14 @@ class Runner {
 
   private report(o: Observation): void {
     this.phase = o.phase;
-    if (!this.stopped) this.deps.onChange(this.spec.id, o);
+    if (this.stopped) return;
+    // Reports also come from timers and exit events: a failure here must never become an
+    // unhandled rejection that takes the daemon down.
+    try {
+      this.deps.onChange(this.spec.id, o);
+    } catch (e) {
+      this.deps.log.error('cache state update failed', { id: this.spec.id, error: String(e) });
+    }
   }
 
   /** First start in this daemon: re-adopt a server left running by an earlier daemon, else launch. */
