@@ -83,3 +83,44 @@ describe.skipIf(Boolean(skipReason))('cache instances under the docker driver', 
     expect(h.body.checks.orchestration).toBe('ok');
   }, 90_000);
 });
+
+describe.skipIf(Boolean(skipReason))('docker driver: a daemon restart re-adopts the running container', () => {
+  it('keeps the same container and its data', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { startTestDaemon } = await import('../helpers/daemon.js');
+    const { cacheOverrides } = await import('./helpers.js');
+    const home = mkdtempSync(join(tmpdir(), 'platform-cache-docker-'));
+    const opts = { driver: 'docker' as const, dockerImage: IMAGE };
+    const a = await startTestDaemon(cacheOverrides({ ...opts, stopOnExit: false }), { home });
+    try {
+      const token = await a.adminToken();
+      const projectId = (a.db.prepare(`SELECT id FROM acct_projects WHERE slug = 'default'`).get() as { id: string }).id;
+      const made = await createInstance(a, token, projectId, { name: 'adopted' });
+      await waitState(a, token, projectId, 'adopted', 'ready', 30_000);
+      const row = instanceRow(a, projectId, 'adopted')!;
+      const before = await docker.getContainer(`platform-cache-${row.id}`).inspect();
+      const r = new Redis(made.credential.uri, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      await r.connect();
+      await r.set('kept', 'yes');
+      r.disconnect();
+      await a.close();
+
+      const b = await startTestDaemon(cacheOverrides(opts), { home });
+      try {
+        await waitState(b, await b.adminToken(), projectId, 'adopted', 'ready', 30_000);
+        const after = await docker.getContainer(`platform-cache-${row.id}`).inspect();
+        expect(after.Id).toBe(before.Id);
+        expect(after.State.StartedAt).toBe(before.State.StartedAt);
+        const r2 = new Redis(made.credential.uri, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+        await r2.connect();
+        expect(await r2.get('kept')).toBe('yes');
+        r2.disconnect();
+      } finally {
+        await b.close();
+      }
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
