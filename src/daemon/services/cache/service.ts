@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { copyFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SIZE_CLASSES, type CacheCreateBody, type CacheStats } from '../../../api/cache.js';
@@ -14,13 +13,13 @@ import { accessProject } from '../accounts/projects.js';
 import { principalKey, type Principal } from '../auth/principal.js';
 import type { CacheDriver, LaunchSpec } from './driver.js';
 import { allocatePort } from './ports.js';
-import { instancePaths, writeRedisConf, type ServerSettings } from './redis-conf.js';
+import { instancePaths } from './redis-conf.js';
+import { writeInstanceFiles } from './instance-files.js';
 import { RedisUnreachable, RespError, authedCommand } from './resp.js';
 import { statsFromInfo } from './stats.js';
 import { CacheStore, type InstanceRow } from './store.js';
 import { Supervisor, type InstanceSpec, type Observation } from './supervisor.js';
-import { caFiles, certStillGood, ensureCa, issueServerCert } from './tls-ca.js';
-import { credentialView, externalHostname, instanceView, resourcePath } from './views.js';
+import { credentialView, instanceView, resourcePath } from './views.js';
 
 const badGateway = (message: string) => new ApiError(502, message);
 
@@ -68,28 +67,8 @@ export class CacheService {
     return { ...this.launchSpec(row), passwords: row.previous_password ? [row.password, row.previous_password] : [row.password] };
   }
 
-  /** Writes redis.conf (and the TLS certificate when exposed) from the row. */
   private writeFiles(row: InstanceRow, projectShort: string): void {
-    const paths = instancePaths(this.ctx.config.home, row.id);
-    let tls: ServerSettings['tls'];
-    if (row.external_exposure && row.tls_port) {
-      const ca = ensureCa(this.keysDir);
-      const cert = join(paths.tlsDir, 'server.crt');
-      if (!certStillGood(ca, cert)) issueServerCert(ca, paths.tlsDir, [externalHostname(row.name, projectShort)]);
-      // A copy of the CA beside the certificate keeps every file the server reads inside the
-      // instance directory, which is all the docker driver mounts.
-      const caCopy = join(paths.tlsDir, 'ca.crt');
-      copyFileSync(ca.cert, caCopy);
-      tls = { port: row.tls_port, cert, key: join(paths.tlsDir, 'server.key'), ca: caCopy };
-    }
-    writeRedisConf(paths, {
-      port: row.port,
-      password: row.password,
-      maxmemory: this.ctx.config.cache.maxmemoryOverride ?? SIZE_CLASSES[row.size_class].bytes,
-      policy: row.maxmemory_policy,
-      persistence: Boolean(row.persistence_enabled),
-      tls,
-    });
+    writeInstanceFiles({ home: this.ctx.config.home, keysDir: this.keysDir, maxmemoryOverride: this.ctx.config.cache.maxmemoryOverride }, row, projectShort);
   }
 
   private async allocate(): Promise<number> {
@@ -368,9 +347,5 @@ export class CacheService {
   dependents(projectId: string): string | undefined {
     const n = this.store.countByProject(projectId);
     return n ? `${n} cache instance${n === 1 ? '' : 's'}` : undefined;
-  }
-
-  caCertPath(): string {
-    return caFiles(this.keysDir).cert;
   }
 }
