@@ -54,6 +54,9 @@ describe.skipIf(!haveRedis)('cache API (spec 3 §4.2)', () => {
     expect(res.note).toMatch(/shown only/);
 
     const ready = await waitState(d, member, pid, 'defaults');
+    // Persistence on by default: the server runs append-only.
+    const { authedCommand } = await import('../../src/daemon/services/cache/resp.js');
+    expect(await authedCommand(m.connection.port, res.credential.password, ['INFO', 'persistence'], 2000)).toMatch(/aof_enabled:1/);
     expect(ready).toMatchObject({ ready: true, ready_replicas: 1 });
     expect(ready.message).toBeUndefined();
     expect(ready.conditions.every((x: any) => x.status === 'True')).toBe(true);
@@ -92,6 +95,8 @@ describe.skipIf(!haveRedis)('cache API (spec 3 §4.2)', () => {
     expect(medium.memorystore).toMatchObject({ memory_limit: '1Gi', maxmemory: '768Mi' });
     expect(medium.memorystore.version).toBeUndefined();
     await waitState(d, member, pid, 'custom-1');
+    const { authedCommand } = await import('../../src/daemon/services/cache/resp.js');
+    expect(await authedCommand(res.memorystore.connection.port, res.credential.password, ['INFO', 'persistence'], 2000)).toMatch(/aof_enabled:0/);
     // The size class's 75 percent reaches the server itself.
     const stats = await d.api('GET', `${base(pid)}/custom-1/stats`, { token: member });
     expect(stats.body).toMatchObject({ maxmemory_bytes: 3 * 1024 ** 3, maxmemory_policy: 'allkeys-lfu' });
@@ -307,11 +312,40 @@ describe.skipIf(!haveRedis)('cache API when provisioning fails', () => {
     expect(rotate.body.error).toMatch(/no credential yet/);
   });
 
+  it('an instance that never started can still be deleted', async () => {
+    const r = await d.api('DELETE', `${base(c.project.id)}/broken`, { token: c.admin.token });
+    expect(r.status).toBe(202);
+    await waitFor('the instance to disappear', async () => ((await d.api('GET', `${base(c.project.id)}/broken`, { token: c.member.token })).status === 404 ? true : undefined));
+  });
+
   it('/cache/healthz answers 503 naming the failed check', async () => {
     const h = await d.api('GET', '/cache/healthz');
     expect(h.status).toBe(503);
     expect(h.body.status).toBe('degraded');
     expect(h.body.checks.orchestration).toMatch(/\/bin\/false/);
+    expect((await d.api('GET', '/cache/livez')).status).toBe(200);
+  });
+});
+
+/** Cache routes share the per-principal rate limit (spec 3 §7: 429); health checks are exempt. */
+describe.skipIf(!haveRedis)('cache API rate limit', () => {
+  let d: TestDaemon;
+  let c: Awaited<ReturnType<typeof cast>>;
+  beforeAll(async () => {
+    d = await startCacheDaemon();
+    c = await cast(d);
+    // The buckets read this config object live: a tiny bucket from here on.
+    Object.assign(d.app.ctx.config.rateLimit, { burst: 3, refillPerSecond: 0.001 });
+  });
+  afterAll(() => d?.close());
+
+  it('answers 429 with Retry-After once the bucket is empty', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await d.api('GET', base(c.project.id), { token: c.member.token })).status);
+    expect(statuses).toContain(429);
+    const r = await d.api('GET', base(c.project.id), { token: c.member.token });
+    expect(r.status).toBe(429);
+    expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await d.api('GET', '/cache/livez')).status).toBe(200);
   });
 });
