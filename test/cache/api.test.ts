@@ -238,9 +238,18 @@ describe.skipIf(!haveRedis)('cache API (spec 3 §4.2)', () => {
     await waitState(d, member, pid, 'doomed');
     const row = instanceRow(d, pid, 'doomed')!;
     const serverPidNow = serverPid(d.home, row.id);
+    // Hold the server stopped so the graceful stop of the delete waits: the deleting state is observable.
+    process.kill(serverPidNow, 'SIGSTOP');
     const r = await d.api('DELETE', `${base(pid)}/doomed`, { token: admin });
     expect(r.status).toBe(202);
     expect(r.body).toEqual({ name: 'doomed', resource_path: `projects/${c.project.short}/memorystores/doomed`, state: 'deleting', ready: false, note: expect.any(String) });
+    const during = await d.api('GET', `${base(pid)}/doomed`, { token: member });
+    expect(during.body).toMatchObject({ state: 'deleting', ready: false, message: expect.stringMatching(/deleting/) });
+    expect(during.body.conditions.find((x: any) => x.type === 'Ready')).toMatchObject({ status: 'False', reason: 'Deleting' });
+    expect((await d.api('GET', `${base(pid)}/doomed/stats`, { token: member })).status).toBe(409);
+    // Deleting again is accepted again (any state moves to deleting).
+    expect((await d.api('DELETE', `${base(pid)}/doomed`, { token: admin })).status).toBe(202);
+    process.kill(serverPidNow, 'SIGCONT');
     await waitFor('the instance to disappear', async () => ((await d.api('GET', `${base(pid)}/doomed`, { token: member })).status === 404 ? true : undefined));
     expect(pidAlive(serverPidNow)).toBe(false);
     expect(existsSync(instanceDir(d.home, row.id))).toBe(false);
