@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cast } from '../helpers/fixtures.js';
 import type { TestDaemon } from '../helpers/daemon.js';
@@ -295,8 +297,11 @@ describe.skipIf(!haveRedis)('cache API when provisioning fails', () => {
   let c: Awaited<ReturnType<typeof cast>>;
 
   beforeAll(async () => {
-    // A server that exits at once with an error, as a broken install would.
-    d = await startCacheDaemon({ serverBin: '/bin/false', restartBackoffMs: 60_000 });
+    // A server that reports a version but exits at once with an error, as a broken install would.
+    const dir = mkdtempSync(join(tmpdir(), 'fake-redis-'));
+    const bin = join(dir, 'redis-server');
+    writeFileSync(bin, `#!/bin/sh\n[ "$1" = --version ] && echo 'Redis server v=7.0.15' && exit 0\necho 'FATAL: cannot load the module' >&2\nexit 1\n`, { mode: 0o755 });
+    d = await startCacheDaemon({ serverBin: bin, restartBackoffMs: 60_000 });
     c = await cast(d);
   });
   afterAll(() => d?.close());
@@ -308,7 +313,7 @@ describe.skipIf(!haveRedis)('cache API when provisioning fails', () => {
       return /provisioning failed/.test(r.body.message ?? '') ? r.body : undefined;
     });
     expect(view).toMatchObject({ state: 'provisioning', ready: false, externally_reachable: false });
-    expect(view.message).toMatch(/exited \(code 1\) during start/);
+    expect(view.message).toMatch(/exited \(code 1\) during start: FATAL: cannot load the module; restarting in \d+ ms/);
     const byType = Object.fromEntries(view.conditions.map((x: any) => [x.type, x]));
     expect(byType.WorkloadReady).toMatchObject({ status: 'False', reason: 'StartFailed' });
     expect(byType.Ready).toMatchObject({ status: 'False', reason: 'StartFailed' });
@@ -327,11 +332,26 @@ describe.skipIf(!haveRedis)('cache API when provisioning fails', () => {
     await waitFor('the instance to disappear', async () => ((await d.api('GET', `${base(c.project.id)}/broken`, { token: c.member.token })).status === 404 ? true : undefined));
   });
 
-  it('/cache/healthz answers 503 naming the failed check', async () => {
+});
+
+/** A platform where redis-server is missing: create fails at once with 502, healthz says why. */
+describe.skipIf(!haveRedis)('cache API without a server to run', () => {
+  let d: TestDaemon;
+  beforeAll(async () => {
+    d = await startCacheDaemon({ serverBin: '/nonexistent/redis-server' });
+  });
+  afterAll(() => d?.close());
+
+  it('create answers 502 and nothing is created; /cache/healthz answers 503 naming the check', async () => {
+    const token = await d.adminToken();
+    const projectId = (d.db.prepare(`SELECT id FROM acct_projects WHERE slug = 'default'`).get() as { id: string }).id;
+    const r = await d.api('POST', base(projectId), { token, body: { name: 'nowhere' } });
+    expect(r.status).toBe(502);
+    expect(r.body.error).toMatch(/^provisioning failed: \/nonexistent\/redis-server is not installed/);
+    expect((await d.api('GET', `${base(projectId)}/nowhere`, { token })).status).toBe(404);
     const h = await d.api('GET', '/cache/healthz');
     expect(h.status).toBe(503);
-    expect(h.body.status).toBe('degraded');
-    expect(h.body.checks.orchestration).toMatch(/\/bin\/false/);
+    expect(h.body).toEqual({ status: 'degraded', checks: { orchestration: expect.stringMatching(/not installed/), memorystore_crd: 'ok', database: 'ok', session_key: 'ok' } });
     expect((await d.api('GET', '/cache/livez')).status).toBe(200);
   });
 });

@@ -95,6 +95,9 @@ export class CacheService {
   async create(principal: Principal, ref: string, body: CacheCreateBody, requestId: string) {
     const project = this.project(principal, ref, 'member');
     if (this.store.byName(project.id, body.name)) throw conflict(`memorystore ${body.name} already exists in this project`);
+    // A platform that cannot run servers at all fails the create at once (502), not after it.
+    const orchestration = await this.driver.check();
+    if (orchestration !== 'ok') throw badGateway(`provisioning failed: ${orchestration}`);
     const version = body.version.trim();
     if (version) {
       const running = await this.driver.serverVersion();
