@@ -92,6 +92,15 @@ describe.skipIf(!haveRedis || !haveRedisCli)('platform cache (CLI)', () => {
     expect(gone.stderr).toMatch(/memorystore cli-cache not found|no password known/);
   }, 30_000);
 
+  it('connect --tls reaches an exposed instance through its TLS port, trusting the local CA', async () => {
+    const made = await sb.run(['cache', 'create', 'cli-public', '--external', '--no-persistence', '--wait', '--json']);
+    expect(made.exitCode, made.stderr).toBe(0);
+    expect(made.json.memorystore).toMatchObject({ external_exposure: true, externally_reachable: true, external_endpoint: expect.stringMatching(/^rediss:\/\/127\.0\.0\.1:\d+$/) });
+    const ping = await sb.run(['cache', 'connect', 'cli-public', '--tls', '--', 'PING']);
+    expect(ping.exitCode, ping.stderr).toBe(0);
+    expect(ping.stdout.trim()).toBe('PONG');
+  }, 30_000);
+
   it('errors come back with the API message and a non-zero exit', async () => {
     const bad = await sb.run(['cache', 'create', 'Bad_Name', '--json']);
     expect(bad.exitCode).toBe(1);
