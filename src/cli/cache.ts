@@ -1,0 +1,85 @@
+import { Flags } from '@oclif/core';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CacheCredential, MemorystoreView } from '../api/cache.js';
+import { Uuid } from '../api/common.js';
+import { projectRoutes } from '../api/projects.js';
+import type { ApiClient } from '../client/api-client.js';
+import { getContext, platformHome } from '../client/contexts.js';
+import { writePrivateFile } from '../client/files.js';
+
+/** Flags shared by every `platform cache` command. */
+export const projectFlag = {
+  project: Flags.string({ description: 'project (slug, short or id); defaults to the context\'s current project, else default', env: 'PLATFORM_PROJECT' }),
+};
+
+/**
+ * The cache API takes the project's UUID in the path (spec 3 §7: a malformed id is a 400), so
+ * a slug or short name is resolved through GET /v1/projects/{ref} first.
+ */
+export async function resolveProjectId(client: ApiClient, flag: string | undefined, contextName?: string): Promise<string> {
+  const ref = flag ?? getContext(contextName).project ?? 'default';
+  if (Uuid.safeParse(ref).success) return ref;
+  return (await client.call(projectRoutes.get, { params: { projectID: ref } })).id;
+}
+
+/**
+ * The password is shown only by create and rotate (spec 3 §4.2). The CLI keeps the last one it
+ * saw in a 0600 file of the state directory so `platform cache connect` can use it later,
+ * as a database CLI keeps its own connection secrets; nothing else reads this file.
+ */
+const credentialFile = () => join(platformHome(), 'cache-credentials.json');
+type Saved = Record<string, CacheCredential>;
+
+const key = (context: string, projectId: string, name: string) => `${context}/${projectId}/${name}`;
+
+export function saveCredential(context: string, projectId: string, name: string, c: CacheCredential): void {
+  const all = loadAll();
+  all[key(context, projectId, name)] = c;
+  mkdirSync(platformHome(), { recursive: true });
+  writePrivateFile(credentialFile(), JSON.stringify(all, null, 2) + '\n');
+}
+
+export function savedCredential(context: string, projectId: string, name: string): CacheCredential | undefined {
+  return loadAll()[key(context, projectId, name)];
+}
+
+export function forgetCredential(context: string, projectId: string, name: string): void {
+  const all = loadAll();
+  if (!(key(context, projectId, name) in all)) return;
+  delete all[key(context, projectId, name)];
+  writePrivateFile(credentialFile(), JSON.stringify(all, null, 2) + '\n');
+}
+
+function loadAll(): Saved {
+  const file = credentialFile();
+  if (!existsSync(file)) return {};
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Saved;
+  } catch {
+    return {};
+  }
+}
+
+/** The summary fields a person reads first, in a stable order. */
+export function instanceFields(m: MemorystoreView): Record<string, unknown> {
+  return {
+    name: m.name,
+    state: m.state,
+    ready: m.ready,
+    message: m.message,
+    size_class: m.size_class,
+    memory_limit: m.memory_limit,
+    maxmemory: m.maxmemory,
+    maxmemory_policy: m.maxmemory_policy,
+    version: m.version ?? 'platform default',
+    persistence: m.persistence.enabled ? `on (${m.persistence.size})` : 'off',
+    connection: `${m.connection.host}:${m.connection.port} (user ${m.connection.username})`,
+    credential_secret: m.connection.credential_secret,
+    external_exposure: m.external_exposure,
+    externally_reachable: m.externally_reachable,
+    external_endpoint: m.external_endpoint,
+    resource_path: m.resource_path,
+    created_at: m.created_at,
+  };
+}

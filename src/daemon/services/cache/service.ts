@@ -1,0 +1,354 @@
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SIZE_CLASSES, type CacheCreateBody, type CacheStats } from '../../../api/cache.js';
+import { Uuid, type PageQuery } from '../../../api/common.js';
+import type { AreaContext } from '../../area.js';
+import { writeAudit } from '../../audit.js';
+import { ApiError, badRequest, conflict, notFound } from '../../http/errors.js';
+import { newId } from '../../ids.js';
+import { tx } from '../../store/db.js';
+import type { ProjectNeed } from '../accounts/access.js';
+import { accessProject } from '../accounts/projects.js';
+import { principalKey, type Principal } from '../auth/principal.js';
+import type { CacheDriver, LaunchSpec } from './driver.js';
+import { allocatePort } from './ports.js';
+import { instancePaths } from './redis-conf.js';
+import { writeInstanceFiles } from './instance-files.js';
+import { RedisUnreachable, RespError, authedCommand } from './resp.js';
+import { statsFromInfo } from './stats.js';
+import { CacheStore, type InstanceRow } from './store.js';
+import { Supervisor, type InstanceSpec, type Observation } from './supervisor.js';
+import { credentialView, instanceView, resourcePath } from './views.js';
+
+const badGateway = (message: string) => new ApiError(502, message);
+
+/**
+ * Cache instances (spec 3 §2.2, §3, §4.2): rules and state machine over the store, with the
+ * supervisor running one real redis-server per instance.
+ */
+export class CacheService {
+  readonly store: CacheStore;
+  readonly supervisor: Supervisor;
+  /** Ports handed out but not yet committed, so two concurrent creates cannot share one. */
+  private readonly reserved = new Set<number>();
+  private readonly deletions = new Map<string, Promise<void>>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  constructor(
+    private readonly ctx: AreaContext,
+    readonly driver: CacheDriver,
+  ) {
+    this.store = new CacheStore(ctx.db);
+    this.supervisor = new Supervisor({ config: ctx.config.cache, driver, log: ctx.log, onChange: (id, o) => this.observed(id, o) });
+  }
+
+  private get keysDir() {
+    return join(this.ctx.config.home, 'keys');
+  }
+
+  /** {projectID} must be a UUID here (spec 3 §7: malformed project id is a 400), then the 404 rule. */
+  private project(principal: Principal, ref: string, need: ProjectNeed) {
+    if (!Uuid.safeParse(ref).success) throw badRequest('malformed project id: project id must be a UUID');
+    return accessProject(this.ctx, principal, ref, need).project;
+  }
+
+  private instance(projectId: string, name: string): InstanceRow {
+    const row = this.store.byName(projectId, name);
+    if (!row) throw notFound(`memorystore ${name} not found`);
+    return row;
+  }
+
+  launchSpec(row: InstanceRow): LaunchSpec {
+    return { id: row.id, paths: instancePaths(this.ctx.config.home, row.id), port: row.port, memoryLimitBytes: SIZE_CLASSES[row.size_class].limitBytes };
+  }
+
+  private spec(row: InstanceRow): InstanceSpec {
+    return { ...this.launchSpec(row), passwords: row.previous_password ? [row.password, row.previous_password] : [row.password] };
+  }
+
+  private writeFiles(row: InstanceRow, projectShort: string): void {
+    writeInstanceFiles({ home: this.ctx.config.home, keysDir: this.keysDir, maxmemoryOverride: this.ctx.config.cache.maxmemoryOverride }, row, projectShort);
+  }
+
+  private async allocate(): Promise<number> {
+    const port = await allocatePort((p) => this.reserved.has(p) || this.store.portTaken(p));
+    this.reserved.add(port);
+    return port;
+  }
+
+  /** Turns what the supervisor saw into the instance's state (spec 3 §3). */
+  private observed(id: string, o: Observation): void {
+    const row = this.store.byId(id);
+    if (!row || row.state === 'deleting') return;
+    if (o.phase === 'up') {
+      this.store.setObserved(id, 'ready', null);
+      if (o.password === row.password) this.store.forgetPreviousPassword(id, row.password);
+      // Re-adopted a server still running with the pre-rotation password: apply the new one now.
+      else void this.supervisor.restart(this.spec(row), 'restarting to apply the rotated credential');
+      return;
+    }
+    this.store.setObserved(id, row.ever_ready ? 'degraded' : 'provisioning', o.message ?? null);
+  }
+
+  /** POST create: the row, its files and ports now; the server starts in the background. */
+  async create(principal: Principal, ref: string, body: CacheCreateBody, requestId: string) {
+    const project = this.project(principal, ref, 'member');
+    if (this.store.byName(project.id, body.name)) throw conflict(`memorystore ${body.name} already exists in this project`);
+    // A platform that cannot run servers at all fails the create at once (502), not after it.
+    const orchestration = await this.driver.check();
+    if (orchestration !== 'ok') throw badGateway(`provisioning failed: ${orchestration}`);
+    const version = body.version.trim();
+    if (version) {
+      const running = await this.driver.serverVersion();
+      if (!running || !(running === version || running.startsWith(`${version}.`))) {
+        throw badGateway(`provisioning failed: server version ${version} is not available on this platform (it runs ${running ?? 'no server'}); leave version blank for the default`);
+      }
+    }
+    const row: InstanceRow = {
+      id: newId(),
+      project_id: project.id,
+      name: body.name,
+      size_class: body.size_class,
+      version,
+      maxmemory_policy: body.maxmemory_policy,
+      persistence_enabled: body.persistence.enabled ? 1 : 0,
+      persistence_size: body.persistence.size,
+      storage_class_name: body.persistence.storage_class_name.trim(),
+      external_exposure: body.external_exposure ? 1 : 0,
+      port: 0,
+      tls_port: null,
+      password: randomBytes(24).toString('base64url'),
+      previous_password: null,
+      state: 'provisioning',
+      message: 'waiting for the server to start',
+      ever_ready: 0,
+      driver: this.driver.name,
+      created_at: new Date(this.ctx.clock.now()).toISOString(),
+    };
+    const ports: number[] = [];
+    try {
+      try {
+        row.port = await this.allocate();
+        ports.push(row.port);
+        if (row.external_exposure) ports.push((row.tls_port = await this.allocate()));
+      } catch (e) {
+        throw badGateway(`provisioning failed: ${(e as Error).message}`);
+      }
+      tx(this.ctx.db, () => {
+        if (this.store.byName(project.id, body.name)) throw conflict(`memorystore ${body.name} already exists in this project`);
+        this.store.insert(row);
+        writeAudit(this.ctx.db, this.ctx.clock, {
+          projectId: project.id,
+          actor: principalKey(principal),
+          action: 'cache.create',
+          target: resourcePath(project.short, row.name),
+          details: { size_class: row.size_class, maxmemory_policy: row.maxmemory_policy, external_exposure: Boolean(row.external_exposure), persistence: Boolean(row.persistence_enabled) },
+          requestId,
+        });
+      });
+    } finally {
+      for (const p of ports) this.reserved.delete(p);
+    }
+    try {
+      this.writeFiles(row, project.short);
+    } catch (e) {
+      this.store.remove(row.id);
+      await rm(instancePaths(this.ctx.config.home, row.id).dir, { recursive: true, force: true });
+      throw badGateway(`provisioning failed: ${(e as Error).message}`);
+    }
+    void this.supervisor.ensure(this.spec(row));
+    return {
+      memorystore: instanceView(row, project.short),
+      credential: credentialView(row),
+      note: 'the password is shown only now and on rotation; later reads return only the credential secret name. The instance is ready when ready is true.',
+    };
+  }
+
+  list(principal: Principal, ref: string, query: PageQuery) {
+    const project = this.project(principal, ref, 'member');
+    const page = this.ctx.pager.parse(query, `memorystores:${project.id}`);
+    const { items, next_page_token } = this.ctx.pager.slice(page, this.store.list(project.id, page.offset, page.size + 1));
+    return { memorystores: items.map((r) => instanceView(r, project.short)), ...(next_page_token ? { next_page_token } : {}) };
+  }
+
+  get(principal: Principal, ref: string, name: string) {
+    const project = this.project(principal, ref, 'member');
+    return instanceView(this.instance(project.id, name), project.short);
+  }
+
+  /** A point-in-time INFO read within the stats budget (3 s by default). */
+  async stats(principal: Principal, ref: string, name: string): Promise<CacheStats> {
+    const project = this.project(principal, ref, 'member');
+    const row = this.instance(project.id, name);
+    if (row.state === 'deleting') throw conflict(`memorystore ${name} is being deleted`);
+    if (!row.ever_ready) throw conflict(`memorystore ${name} is not provisioned yet: wait until ready is true`);
+    const budget = this.ctx.config.cache.statsBudgetMs;
+    const started = Date.now();
+    let info: unknown;
+    try {
+      try {
+        info = await authedCommand(row.port, row.password, ['INFO'], budget);
+      } catch (e) {
+        // During a rotation the running server still holds the previous password.
+        if (!(e instanceof RespError && row.previous_password)) throw e;
+        info = await authedCommand(row.port, row.previous_password, ['INFO'], Math.max(1, budget - (Date.now() - started)));
+      }
+    } catch (e) {
+      if (e instanceof RedisUnreachable) throw new ApiError(503, `could not reach the instance: ${e.message}`);
+      throw badGateway(`could not read stats: ${(e as Error).message}`);
+    }
+    if (typeof info !== 'string') throw badGateway('could not read stats: INFO returned no text');
+    return {
+      memorystore: resourcePath(project.short, name),
+      name,
+      ...statsFromInfo(info),
+      note: 'point-in-time values read from the server with INFO; fields the server did not report are omitted',
+    };
+  }
+
+  /** New password now; the restart that applies it starts at once, the old one works until then. */
+  async rotate(principal: Principal, ref: string, name: string, requestId: string) {
+    const project = this.project(principal, ref, 'resource-admin');
+    const password = randomBytes(24).toString('base64url');
+    const row = tx(this.ctx.db, () => {
+      const r = this.instance(project.id, name);
+      if (r.state === 'deleting') throw conflict(`memorystore ${name} is being deleted`);
+      if (!r.ever_ready) throw conflict(`memorystore ${name} has no credential yet: it is not provisioned; wait until ready is true`);
+      this.store.rotatePassword(r.id, password);
+      writeAudit(this.ctx.db, this.ctx.clock, {
+        projectId: project.id,
+        actor: principalKey(principal),
+        action: 'cache.rotate-credential',
+        target: resourcePath(project.short, name),
+        requestId,
+      });
+      return this.store.byId(r.id)!;
+    });
+    try {
+      this.writeFiles(row, project.short);
+    } catch (e) {
+      throw badGateway(`rotation failed: ${(e as Error).message}`);
+    }
+    const delay = this.ctx.config.cache.rotateRestartDelayMs;
+    const restart = () => void this.supervisor.restart(this.spec(this.store.byId(row.id) ?? row), 'restarting to apply the rotated credential');
+    if (delay > 0) {
+      const t = setTimeout(() => {
+        this.timers.delete(t);
+        restart();
+      }, delay);
+      t.unref();
+      this.timers.add(t);
+    } else restart();
+    return {
+      credential: credentialView(row),
+      note: 'the new password takes effect when the instance restarts, which has started; the previous password works until then. It is shown only now.',
+    };
+  }
+
+  /** DELETE: 202 at once; the server, its port and its data go in the background. Irreversible. */
+  delete(principal: Principal, ref: string, name: string, requestId: string) {
+    const project = this.project(principal, ref, 'resource-admin');
+    const row = tx(this.ctx.db, () => {
+      const r = this.instance(project.id, name);
+      this.store.markDeleting(r.id);
+      writeAudit(this.ctx.db, this.ctx.clock, {
+        projectId: project.id,
+        actor: principalKey(principal),
+        action: 'cache.delete',
+        target: resourcePath(project.short, name),
+        requestId,
+      });
+      return r;
+    });
+    this.finishDelete(row);
+    return {
+      name,
+      resource_path: resourcePath(project.short, name),
+      state: 'deleting' as const,
+      ready: false as const,
+      note: 'the server, its port and its data are being removed; this cannot be undone',
+    };
+  }
+
+  private finishDelete(row: InstanceRow): Promise<void> {
+    const existing = this.deletions.get(row.id);
+    if (existing) return existing;
+    const work = (async () => {
+      try {
+        await this.supervisor.remove(row.id, this.launchSpec(row));
+        await rm(instancePaths(this.ctx.config.home, row.id).dir, { recursive: true, force: true });
+        this.store.remove(row.id);
+      } catch (e) {
+        this.ctx.log.error('cache delete failed', { id: row.id, error: String(e) });
+        this.store.setDeleteFailure(row.id, `delete failed, retried on the next daemon start: ${(e as Error).message}`);
+      } finally {
+        this.deletions.delete(row.id);
+      }
+    })();
+    this.deletions.set(row.id, work);
+    return work;
+  }
+
+  /** Daemon start: finish deletions, then re-adopt or restart every instance (state unknown until seen). */
+  async start(): Promise<void> {
+    const shorts = new Map<string, string>();
+    const shortOf = (projectId: string) => {
+      if (!shorts.has(projectId)) {
+        const p = this.ctx.db.prepare('SELECT short FROM acct_projects WHERE id = ?').get(projectId) as { short: string } | undefined;
+        shorts.set(projectId, p?.short ?? '');
+      }
+      return shorts.get(projectId)!;
+    };
+    for (const row of this.store.all()) {
+      if (row.state === 'deleting') {
+        void this.finishDelete(row);
+        continue;
+      }
+      this.store.setObserved(row.id, 'unknown', 'reconciling after a daemon start');
+      try {
+        this.writeFiles(row, shortOf(row.project_id));
+      } catch (e) {
+        this.store.setObserved(row.id, row.ever_ready ? 'degraded' : 'provisioning', `provisioning failed: ${(e as Error).message}`);
+        continue;
+      }
+      void this.supervisor.ensure(this.spec(row));
+    }
+  }
+
+  /** Graceful daemon stop: servers keep running for re-adoption unless stopOnExit is set. */
+  async stop(): Promise<void> {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    await Promise.all(this.deletions.values());
+    await this.supervisor.stopAll(this.ctx.config.cache.stopOnExit);
+  }
+
+  /** Readiness of the cache API: 'ok' or the reason per check. */
+  async health() {
+    const check = (fn: () => void) => {
+      try {
+        fn();
+        return 'ok';
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    const checks = {
+      orchestration: await this.driver.check().catch((e: Error) => e.message),
+      memorystore_crd: check(() => this.ctx.db.prepare('SELECT 1 FROM cache_instances LIMIT 1').get()),
+      database: check(() => this.ctx.db.prepare('SELECT 1').get()),
+      session_key: check(() => {
+        if (!this.ctx.sessions) throw new Error('session signing key not loaded');
+      }),
+    };
+    const ok = Object.values(checks).every((v) => v === 'ok');
+    return { status: ok ? ('ok' as const) : ('degraded' as const), checks };
+  }
+
+  /** Count for the project-deletion guard. */
+  dependents(projectId: string): string | undefined {
+    const n = this.store.countByProject(projectId);
+    return n ? `${n} cache instance${n === 1 ? '' : 's'}` : undefined;
+  }
+}

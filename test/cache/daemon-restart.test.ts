@@ -1,0 +1,194 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { haveRedis, pidAlive, waitFor } from './helpers.js';
+
+const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'daemon', 'main.js');
+const ADMIN = { email: 'admin@example.test', password: 'Admin-Password-123' };
+
+interface Proc {
+  child: ChildProcess;
+  url: string;
+  token: string;
+  exited: Promise<void>;
+}
+
+/** Starts the built daemon as a real process on port 0 and reads its locator file. */
+async function startDaemonProcess(home: string, env: Record<string, string> = {}): Promise<Proc> {
+  const locator = join(home, 'daemon.json');
+  rmSync(locator, { force: true });
+  const child = spawn(process.execPath, [MAIN, '--port', '0'], {
+    env: {
+      ...process.env,
+      PLATFORM_HOME: home,
+      PLATFORM_ADMIN_EMAIL: ADMIN.email,
+      PLATFORM_ADMIN_PASSWORD: ADMIN.password,
+      PLATFORM_CACHE_HEALTH_INTERVAL_MS: '100',
+      PLATFORM_CACHE_RESTART_BACKOFF_MS: '200',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (b) => (stderr += b));
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const { url } = await waitFor(
+    'the daemon locator',
+    async () => {
+      if (child.exitCode !== null) throw new Error(`daemon exited: ${stderr}`);
+      if (!existsSync(locator)) return undefined;
+      const l = JSON.parse(readFileSync(locator, 'utf8')) as { url: string; pid: number };
+      return l.pid === child.pid ? l : undefined;
+    },
+    20_000,
+  );
+  const login = await fetch(`${url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+  const { token } = (await login.json()) as { token: string };
+  return { child, url, token, exited };
+}
+
+async function call(p: Proc, method: string, path: string, body?: unknown) {
+  const res = await fetch(p.url + path, {
+    method,
+    headers: { authorization: `Bearer ${p.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+const waitView = (p: Proc, path: string, pred: (v: any) => boolean, what: string) =>
+  waitFor(what, async () => {
+    const r = await call(p, 'GET', path);
+    return r.status === 200 && pred(r.body) ? r.body : undefined;
+  }, 20_000);
+
+async function withRedis<T>(uri: string, fn: (r: Redis) => Promise<T>): Promise<T> {
+  const r = new Redis(uri, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  r.on('error', () => {});
+  await r.connect();
+  try {
+    return await fn(r);
+  } finally {
+    r.disconnect();
+  }
+}
+
+/**
+ * The real daemon process (dist/daemon/main.js): a graceful stop leaves instances running and
+ * the next daemon re-adopts them; after a daemon crash with the server also dead, the next
+ * daemon restarts it from its append-only file with the data intact.
+ */
+describe.skipIf(!haveRedis || !existsSync(MAIN))('cache instances across daemon restarts (real daemon process)', () => {
+  const home = mkdtempSync(join(tmpdir(), 'platform-cache-restart-'));
+  let current: Proc | undefined;
+
+  afterAll(async () => {
+    if (current && current.child.exitCode === null) {
+      current.child.kill('SIGKILL');
+      await current.exited;
+    }
+    // Whatever server is left belongs to this test's state directory: stop it by its pid file.
+    for (const id of existsSync(join(home, 'cache')) ? readdirSync(join(home, 'cache')) : []) {
+      try {
+        process.kill(Number(readFileSync(join(home, 'cache', id, 'redis.pid'), 'utf8')), 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('re-adopts after a graceful stop and restarts with data intact after a crash', async () => {
+    current = await startDaemonProcess(home);
+    const projects = await call(current, 'GET', '/v1/projects');
+    const projectId = projects.body.projects.find((p: any) => p.slug === 'default').id;
+    const path = `/v1/projects/${projectId}/memorystores`;
+    const created = await call(current, 'POST', path, { name: 'durable' });
+    expect(created.status).toBe(201);
+    const uri = created.body.credential.uri as string;
+    await waitView(current, `${path}/durable`, (v) => v.ready, 'ready on the first daemon');
+    await withRedis(uri, (r) => r.set('survives', 'daemon restarts'));
+    const id = readdirOne(home);
+    const pidFile = join(home, 'cache', id, 'redis.pid');
+    const firstPid = Number(readFileSync(pidFile, 'utf8'));
+
+    // Graceful stop: the server keeps running (workloads keep their connections).
+    current.child.kill('SIGTERM');
+    await current.exited;
+    expect(pidAlive(firstPid)).toBe(true);
+    expect(await withRedis(uri, (r) => r.get('survives'))).toBe('daemon restarts');
+
+    // The next daemon re-adopts the same process.
+    current = await startDaemonProcess(home);
+    const adopted = await waitView(current, `${path}/durable`, (v) => v.ready, 'ready after re-adoption');
+    expect(adopted.state).toBe('ready');
+    expect(Number(readFileSync(pidFile, 'utf8'))).toBe(firstPid);
+
+    // A daemon crash and a server crash together: the next daemon restarts the server from its data.
+    current.child.kill('SIGKILL');
+    await current.exited;
+    process.kill(firstPid, 'SIGKILL');
+    await waitFor('the server to die', async () => (pidAlive(firstPid) ? undefined : true));
+    current = await startDaemonProcess(home, { PLATFORM_CACHE_STOP_ON_EXIT: '1' });
+    await waitView(current, `${path}/durable`, (v) => v.ready, 'ready after restart');
+    const secondPid = Number(readFileSync(pidFile, 'utf8'));
+    expect(secondPid).not.toBe(firstPid);
+    expect(await withRedis(uri, (r) => r.get('survives'))).toBe('daemon restarts');
+
+    // With PLATFORM_CACHE_STOP_ON_EXIT=1 a graceful stop also stops the servers.
+    current.child.kill('SIGTERM');
+    await current.exited;
+    await waitFor('the server to stop with the daemon', async () => (pidAlive(secondPid) ? undefined : true), 10_000);
+  }, 60_000);
+});
+
+function readdirOne(home: string): string {
+  const ids = readdirSync(join(home, 'cache'));
+  if (ids.length !== 1) throw new Error(`expected one instance directory, found ${ids.length}`);
+  return ids[0]!;
+}
+
+/**
+ * A daemon that stops between a rotation and the restart that applies it: the next daemon finds
+ * the server still running with the old password, re-adopts it, and restarts it at once so the
+ * new password takes effect (in-process daemons sharing one state directory).
+ */
+describe.skipIf(!haveRedis)('a rotation interrupted by a daemon stop is completed by the next daemon', () => {
+  const home = mkdtempSync(join(tmpdir(), 'platform-cache-rotate-'));
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+  it('re-adopts with the previous password and then applies the new one', async () => {
+    const { startTestDaemon } = await import('../helpers/daemon.js');
+    const { cacheOverrides, createInstance, waitState, instanceRow, serverPid } = await import('./helpers.js');
+    // First daemon: the restart after rotation is far away, and servers outlive a graceful stop.
+    const a = await startTestDaemon(cacheOverrides({ rotateRestartDelayMs: 60_000, stopOnExit: false }), { home });
+    const token = await a.adminToken();
+    const projectId = (a.db.prepare(`SELECT id FROM acct_projects WHERE slug = 'default'`).get() as { id: string }).id;
+    const made = await createInstance(a, token, projectId, { name: 'mid-rotation' });
+    await waitState(a, token, projectId, 'mid-rotation');
+    const row = instanceRow(a, projectId, 'mid-rotation')!;
+    await withRedis(made.credential.uri, (r) => r.set('k', 'v'));
+    const rotated = await a.api('POST', `/v1/projects/${projectId}/memorystores/mid-rotation/rotate-credential`, { token });
+    expect(rotated.status).toBe(200);
+    const oldPid = serverPid(home, row.id);
+    await a.close();
+    expect(pidAlive(oldPid)).toBe(true);
+
+    const b = await startTestDaemon(cacheOverrides(), { home });
+    try {
+      const tokenB = await b.adminToken();
+      await waitFor('the restart with the new password', async () => (serverPid(home, row.id) !== oldPid ? true : undefined));
+      await waitState(b, tokenB, projectId, 'mid-rotation');
+      expect(pidAlive(oldPid)).toBe(false);
+      expect(await withRedis(rotated.body.credential.uri, (r) => r.get('k'))).toBe('v');
+      const old = await withRedis(made.credential.uri, (r) => r.ping()).catch((e: Error) => e.message);
+      expect(old).not.toBe('PONG');
+      expect(b.db.prepare('SELECT previous_password FROM cache_instances WHERE id = ?').get(row.id)).toEqual({ previous_password: null });
+    } finally {
+      await b.close();
+    }
+  }, 30_000);
+});

@@ -1,0 +1,126 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cast } from '../helpers/fixtures.js';
+import type { TestDaemon } from '../helpers/daemon.js';
+import { base, createInstance, haveRedis, instanceRow, startCacheDaemon, waitFor, waitState } from './helpers.js';
+
+const IMAGE = 'platform-redis:local';
+const docker = new Docker();
+
+/** The docker driver needs an engine and the local redis image (built from the machine's redis-server). */
+async function dockerReason(): Promise<string | undefined> {
+  if (!haveRedis) return 'redis-server is not installed (the image is built from it)';
+  try {
+    await docker.ping();
+  } catch (e) {
+    return `no Docker engine answers (${(e as Error).message}); start one with: dockerd --bridge=none --iptables=false &`;
+  }
+  try {
+    await docker.getImage(IMAGE).inspect();
+  } catch {
+    try {
+      execFileSync(join(import.meta.dirname, '..', '..', 'scripts', 'build-redis-image.sh'), [IMAGE], { stdio: 'pipe' });
+    } catch (e) {
+      return `cannot build ${IMAGE}: ${(e as Error).message}`;
+    }
+  }
+  return undefined;
+}
+
+const skipReason = await dockerReason();
+if (skipReason) console.warn(`SKIPPED cache docker-driver tests: ${skipReason}`);
+
+describe.skipIf(Boolean(skipReason))('cache instances under the docker driver', () => {
+  let d: TestDaemon;
+  let c: Awaited<ReturnType<typeof cast>>;
+
+  beforeAll(async () => {
+    d = await startCacheDaemon({ driver: 'docker', dockerImage: IMAGE });
+    c = await cast(d);
+  });
+  afterAll(() => d?.close());
+
+  it('runs a container with host networking and the size limit, restarts it after a crash, removes it on delete', async () => {
+    const made = await createInstance(d, c.member.token, c.project.id, { name: 'boxed', maxmemory_policy: 'allkeys-lru' });
+    await waitState(d, c.member.token, c.project.id, 'boxed', 'ready', 30_000);
+    const row = instanceRow(d, c.project.id, 'boxed')!;
+    const container = docker.getContainer(`platform-cache-${row.id}`);
+    const info = await container.inspect();
+    expect(info.State.Running).toBe(true);
+    expect(info.HostConfig.NetworkMode).toBe('host');
+    expect(info.HostConfig.Memory).toBe(256 * 1024 * 1024);
+
+    const redis = () => new Redis(made.credential.uri, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const r1 = redis();
+    await r1.connect();
+    await r1.set('in-a-container', 'yes');
+    r1.disconnect();
+    const stats = await d.api('GET', `${base(c.project.id)}/boxed/stats`, { token: c.member.token });
+    expect(stats.body).toMatchObject({ maxmemory_bytes: 192 * 1024 * 1024, maxmemory_policy: 'allkeys-lru', db_keys: 1 });
+
+    await container.kill();
+    await waitState(d, c.member.token, c.project.id, 'boxed', 'degraded', 10_000);
+    await waitState(d, c.member.token, c.project.id, 'boxed', 'ready', 30_000);
+    const r2 = redis();
+    r2.on('error', () => {});
+    await r2.connect();
+    expect(await r2.get('in-a-container')).toBe('yes');
+    r2.disconnect();
+
+    expect((await d.api('DELETE', `${base(c.project.id)}/boxed`, { token: c.admin.token })).status).toBe(202);
+    await waitFor('the container to go', async () => {
+      try {
+        await docker.getContainer(`platform-cache-${row.id}`).inspect();
+        return undefined;
+      } catch {
+        return true;
+      }
+    }, 20_000);
+    const h = await d.api('GET', '/cache/healthz');
+    expect(h.body.checks.orchestration).toBe('ok');
+  }, 90_000);
+});
+
+describe.skipIf(Boolean(skipReason))('docker driver: a daemon restart re-adopts the running container', () => {
+  it('keeps the same container and its data', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { startTestDaemon } = await import('../helpers/daemon.js');
+    const { cacheOverrides } = await import('./helpers.js');
+    const home = mkdtempSync(join(tmpdir(), 'platform-cache-docker-'));
+    const opts = { driver: 'docker' as const, dockerImage: IMAGE };
+    const a = await startTestDaemon(cacheOverrides({ ...opts, stopOnExit: false }), { home });
+    try {
+      const token = await a.adminToken();
+      const projectId = (a.db.prepare(`SELECT id FROM acct_projects WHERE slug = 'default'`).get() as { id: string }).id;
+      const made = await createInstance(a, token, projectId, { name: 'adopted' });
+      await waitState(a, token, projectId, 'adopted', 'ready', 30_000);
+      const row = instanceRow(a, projectId, 'adopted')!;
+      const before = await docker.getContainer(`platform-cache-${row.id}`).inspect();
+      const r = new Redis(made.credential.uri, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      await r.connect();
+      await r.set('kept', 'yes');
+      r.disconnect();
+      await a.close();
+
+      const b = await startTestDaemon(cacheOverrides(opts), { home });
+      try {
+        await waitState(b, await b.adminToken(), projectId, 'adopted', 'ready', 30_000);
+        const after = await docker.getContainer(`platform-cache-${row.id}`).inspect();
+        expect(after.Id).toBe(before.Id);
+        expect(after.State.StartedAt).toBe(before.State.StartedAt);
+        const r2 = new Redis(made.credential.uri, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+        await r2.connect();
+        expect(await r2.get('kept')).toBe('yes');
+        r2.disconnect();
+      } finally {
+        await b.close();
+      }
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 90_000);
+});

@@ -1,0 +1,100 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { expect } from 'vitest';
+import { configFromEnv, type CacheConfig, type DaemonConfig } from '../../src/daemon/config.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+
+/** Real redis-server and redis-cli are required; without them the suites skip and say why. */
+export const haveRedis = spawnSync('redis-server', ['--version']).status === 0;
+export const haveRedisCli = spawnSync('redis-cli', ['--version']).status === 0;
+if (!haveRedis) console.warn('SKIPPED cache tests: redis-server is not installed (apt-get install redis-server redis-tools)');
+
+/** Fast timers for tests: probes every 100 ms, restarts after 300 ms, servers stopped with the daemon. */
+export function cacheOverrides(extra: Partial<CacheConfig> = {}): Partial<DaemonConfig> {
+  return {
+    cache: {
+      ...configFromEnv({}).cache,
+      healthIntervalMs: 100,
+      restartBackoffMs: 300,
+      startTimeoutMs: 10_000,
+      stopOnExit: true,
+      ...extra,
+    },
+  };
+}
+
+export const startCacheDaemon = (extra: Partial<CacheConfig> = {}) => startTestDaemon(cacheOverrides(extra));
+
+export const base = (projectId: string) => `/v1/projects/${projectId}/memorystores`;
+
+/** Polls until `check` returns a value (not undefined), or fails with the last seen state. */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 15_000, everyMs = 25): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** Waits until the instance reports a state (ready by default) and returns its view. */
+export async function waitState(d: TestDaemon, token: string, projectId: string, name: string, state = 'ready', timeoutMs = 15_000) {
+  let last: any;
+  try {
+    return await waitFor(
+      `${name} to be ${state}`,
+      async () => {
+        const r = await d.api('GET', `${base(projectId)}/${name}`, { token });
+        last = r.body;
+        return r.status === 200 && r.body.state === state ? r.body : undefined;
+      },
+      timeoutMs,
+    );
+  } catch (e) {
+    throw new Error(`${(e as Error).message}; last view: ${JSON.stringify(last)}`);
+  }
+}
+
+/** Creates an instance (201 expected) and returns the create response. */
+export async function createInstance(d: TestDaemon, token: string, projectId: string, body: Record<string, unknown>) {
+  const r = await d.api('POST', base(projectId), { token, body });
+  expect(r.status, r.text).toBe(201);
+  return r.body as { memorystore: any; credential: { username: string; password: string; uri: string; external_uri?: string }; note: string };
+}
+
+export function instanceRow(d: TestDaemon, projectId: string, name: string) {
+  return d.db.prepare('SELECT * FROM cache_instances WHERE project_id = ? AND name = ?').get(projectId, name) as
+    | { id: string; port: number; tls_port: number | null; password: string }
+    | undefined;
+}
+
+export const instanceDir = (home: string, id: string) => join(home, 'cache', id);
+export const serverPid = (home: string, id: string) => Number(readFileSync(join(instanceDir(home, id), 'redis.pid'), 'utf8').trim());
+
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Runs redis-cli with the password in REDISCLI_AUTH (never on its command line). */
+export async function redisCli(port: number, password: string | undefined, args: string[], extra: string[] = []) {
+  const r = await execa('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...extra, ...args], {
+    env: password === undefined ? {} : { REDISCLI_AUTH: password },
+    extendEnv: true,
+    reject: false,
+    timeout: 10_000,
+  });
+  return `${r.stdout}${r.stderr}`.trim();
+}
