@@ -1,0 +1,195 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { agentHarnessCommand, runtimeCommand, type AgentFramework, type ShimRuntime } from '../runtimes/index.js';
+import { BuildFailure, type Artifact, type BuildSpec, type Driver, type RunningInstance, type StartSpec } from './driver.js';
+
+/** Python module each agent framework's harness imports, and the package that provides it. */
+export const FRAMEWORK_PACKAGES: Record<AgentFramework, { module: string; pkg: string }> = {
+  adk: { module: 'google.adk', pkg: 'google-adk' },
+  langgraph: { module: 'langgraph', pkg: 'langgraph' },
+  crewai: { module: 'crewai', pkg: 'crewai' },
+};
+
+const isAgentFramework = (f: string): f is AgentFramework => f in FRAMEWORK_PACKAGES;
+
+/**
+ * The default driver: the shim and the handler run as child processes on 127.0.0.1, each
+ * instance in its own process group so stopping it stops everything it started. An artifact is
+ * a directory holding the revision's source (plus whatever the runtime's build produced).
+ */
+export class ProcessDriver implements Driver {
+  readonly name = 'process' as const;
+
+  constructor(
+    private readonly workloadsDir: string,
+    private readonly cacheDir: string,
+  ) {}
+
+  async build(spec: BuildSpec, output: (chunk: string) => void, signal: AbortSignal): Promise<Artifact> {
+    if (spec.framework === 'container') {
+      throw new BuildFailure(
+        'the container framework builds a Dockerfile and runs only under the docker driver; start the daemon with PLATFORM_DRIVER=docker, or deploy a function or agent framework instead\n',
+      );
+    }
+    const dir = join(this.workloadsDir, spec.agentId, spec.revision);
+    rmSync(dir, { recursive: true, force: true });
+    for (const f of spec.files) {
+      const target = join(dir, f.path);
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, f.content);
+      chmodSync(target, f.mode & 0o755 | 0o600);
+    }
+    output(`source: ${spec.files.length} files written to the revision ${spec.revision}\n`);
+    const python = await this.pythonEnv(dir, output, signal);
+    if (isAgentFramework(spec.framework)) {
+      const { module, pkg } = FRAMEWORK_PACKAGES[spec.framework];
+      const check = await run(python ?? 'python3', ['-c', `import ${module}`], dir, output, signal, true);
+      if (check !== 0) {
+        throw new BuildFailure(
+          `framework package for ${spec.framework} is not installed: Python cannot import ${module}.\nAdd ${pkg} to requirements.txt and deploy again.\n`,
+        );
+      }
+    }
+    const cmd = this.commands(spec.framework, spec.runtime, dir);
+    if (cmd.build) {
+      output(`$ ${cmd.build.cmd} ${cmd.build.args.join(' ')}\n`);
+      const code = await run(cmd.build.cmd, cmd.build.args, dir, output, signal);
+      if (code !== 0) throw new BuildFailure(`build command exited with code ${code}\n`);
+    }
+    if (python) writeFileSync(join(dir, '.platform-python'), python);
+    output('build finished\n');
+    return { ref: dir };
+  }
+
+  async start(spec: StartSpec): Promise<RunningInstance> {
+    const cmd = this.commands(spec.framework, spec.runtime, spec.artifact).start;
+    const marker = join(spec.artifact, '.platform-python');
+    const venvPython = existsSync(marker) ? readFileSync(marker, 'utf8') : undefined;
+    const program = venvPython && /^python3?$/.test(cmd.cmd) ? venvPython : cmd.cmd;
+    const child = spawn(program, cmd.args, {
+      cwd: spec.artifact,
+      env: {
+        // The machine's PATH so python3, node, go and ruby resolve; HOME for tools that want one.
+        PATH: venvPython ? `${dirname(venvPython)}:${process.env.PATH ?? ''}` : (process.env.PATH ?? '/usr/bin:/bin'),
+        HOME: spec.artifact,
+        PYTHONUNBUFFERED: '1',
+        ...spec.env,
+        PORT: String(spec.port),
+      },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return processInstance(child);
+  }
+
+  async reap(leftover: { pid?: number | null }): Promise<void> {
+    if (!leftover.pid) return;
+    killGroup(leftover.pid, 'SIGKILL');
+  }
+
+  async discard(artifact: string): Promise<void> {
+    rmSync(artifact, { recursive: true, force: true });
+  }
+
+  private commands(framework: string, runtime: string | undefined, dir: string) {
+    if (isAgentFramework(framework)) return agentHarnessCommand(framework, dir);
+    return runtimeCommand((runtime ?? 'python') as ShimRuntime, dir);
+  }
+
+  /**
+   * Python dependencies: requirements.txt installs into a virtual environment that sees the
+   * system's site packages, cached by the file's hash so an unchanged file costs nothing.
+   */
+  private async pythonEnv(dir: string, output: (c: string) => void, signal: AbortSignal): Promise<string | undefined> {
+    const req = join(dir, 'requirements.txt');
+    if (!existsSync(req)) return undefined;
+    const text = readFileSync(req, 'utf8');
+    if (!text.split('\n').some((l) => l.trim() && !l.trim().startsWith('#'))) return undefined;
+    const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
+    const venv = join(this.cacheDir, 'venvs', hash);
+    const python = join(venv, 'bin', 'python');
+    if (existsSync(join(venv, '.complete'))) {
+      output(`requirements.txt: reusing cached environment ${hash}\n`);
+      return python;
+    }
+    rmSync(venv, { recursive: true, force: true });
+    mkdirSync(dirname(venv), { recursive: true });
+    output('$ python3 -m venv --system-site-packages\n');
+    if ((await run('python3', ['-m', 'venv', '--system-site-packages', venv], dir, output, signal)) !== 0) {
+      throw new BuildFailure('could not create the virtual environment\n');
+    }
+    output('$ pip install -r requirements.txt\n');
+    const code = await run(python, ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '-r', req], dir, output, signal);
+    if (code !== 0) {
+      rmSync(venv, { recursive: true, force: true });
+      throw new BuildFailure(`pip install -r requirements.txt exited with code ${code}\n`);
+    }
+    writeFileSync(join(venv, '.complete'), '');
+    return python;
+  }
+}
+
+/** Runs a build step in its own process group, streaming its output; resolves its exit code. */
+function run(cmd: string, args: string[], cwd: string, output: (c: string) => void, signal: AbortSignal, quiet = false): Promise<number> {
+  return new Promise((resolve) => {
+    let child: ChildProcess;
+    try {
+      child = spawn(cmd, args, { cwd, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (e) {
+      output(`${(e as Error).message}\n`);
+      return resolve(127);
+    }
+    const onAbort = () => child.pid && killGroup(child.pid, 'SIGKILL');
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (!quiet) {
+      child.stdout!.on('data', (c: Buffer) => output(c.toString('utf8')));
+      child.stderr!.on('data', (c: Buffer) => output(c.toString('utf8')));
+    } else {
+      child.stdout!.resume();
+      child.stderr!.resume();
+    }
+    child.on('error', (e) => {
+      output(`${cmd}: ${e.message}\n`);
+      resolve(127);
+    });
+    child.on('close', (code) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(code ?? 1);
+    });
+  });
+}
+
+function killGroup(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, sig);
+  } catch {
+    // already gone
+  }
+}
+
+function processInstance(child: ChildProcess): RunningInstance {
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+    child.on('exit', (code, signal) => resolve({ code, signal }));
+    child.on('error', () => resolve({ code: 127, signal: null }));
+  });
+  return {
+    pid: child.pid,
+    stdout: child.stdout!,
+    stderr: child.stderr!,
+    exited,
+    async stop() {
+      if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) {
+        if (child.pid) killGroup(child.pid, 'SIGKILL');
+        return;
+      }
+      killGroup(child.pid, 'SIGTERM');
+      const timer = setTimeout(() => child.pid && killGroup(child.pid, 'SIGKILL'), 2000);
+      await exited;
+      clearTimeout(timer);
+      // Anything the shim left in its group goes too.
+      killGroup(child.pid, 'SIGKILL');
+    },
+  };
+}
