@@ -116,12 +116,14 @@ export class ProcessDriver implements Driver {
     }
     rmSync(venv, { recursive: true, force: true });
     mkdirSync(dirname(venv), { recursive: true });
-    output('$ python3 -m venv --system-site-packages\n');
-    if ((await run('python3', ['-m', 'venv', '--system-site-packages', venv], dir, output, signal)) !== 0) {
+    // Without its own pip the environment is created in a fraction of the time; the machine's
+    // pip installs into it through --python.
+    output('$ python3 -m venv --without-pip --system-site-packages\n');
+    if ((await run('python3', ['-m', 'venv', '--without-pip', '--system-site-packages', venv], dir, output, signal)) !== 0) {
       throw new BuildFailure('could not create the virtual environment\n');
     }
     output('$ pip install -r requirements.txt\n');
-    const code = await run(python, ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '-r', req], dir, output, signal);
+    const code = await run('python3', ['-m', 'pip', '--python', python, 'install', '--disable-pip-version-check', '--no-input', '-r', req], dir, output, signal);
     if (code !== 0) {
       rmSync(venv, { recursive: true, force: true });
       throw new BuildFailure(`pip install -r requirements.txt exited with code ${code}\n`);

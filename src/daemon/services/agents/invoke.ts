@@ -57,6 +57,16 @@ export async function readInvokeBody(req: IncomingMessage, principal: Principal 
   return { ...body, session_id: body.session_id ?? randomString(32), user_id: body.user_id ?? person };
 }
 
+/** A serving instance for the agent, cold-starting one; a start that fails is a 503 naming why. */
+export async function acquire(d: Deps, agent: AgentRow) {
+  try {
+    return await d.rt.supervisor.acquire(agent.id);
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    throw new ApiError(503, `agent ${agent.name} could not start an instance: ${(e as Error).message}`.slice(0, 4000), { 'Retry-After': '2' });
+  }
+}
+
 /** Reads an upstream body up to a cap; over the cap is a 502 (spec 1 §8.1). */
 async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, cap: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -91,7 +101,7 @@ export async function invoke(d: Deps, principal: Principal | undefined, agent: A
   const body = await readInvokeBody(req, principal);
   const cfg = JSON.parse(agent.config) as AgentConfig;
   const seconds = clampTimeout(cfg.timeout_seconds);
-  const lease = await d.rt.supervisor.acquire(agent.id);
+  const lease = await acquire(d, agent);
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(timeoutError(agent.name, seconds)), seconds * 1000);
   res.on('close', () => abort.abort(new Error('client went away')));

@@ -17,6 +17,7 @@ import { PortAllocator } from '../../runtime/ports.js';
 import { Supervisor, type LaunchPlan } from '../../runtime/supervisor.js';
 import { agentStore, type AgentRow, type BuildRow, type RevisionRow } from './store.js';
 import { buildMessage, clampTimeout } from './view.js';
+import { refusedEnvGroup } from './env-rules.js';
 import type { AgentConfig } from '../../../api/agents.js';
 
 const quota = (db: Db, projectId: string, resource: string): number =>
@@ -266,7 +267,9 @@ export class AgentRuntime {
   workloadEnv(agent: AgentRow, rev: RevisionRow): Record<string, string> {
     const { db, config, clock } = this.ctx;
     const env = JSON.parse(rev.env) as Record<string, string>;
-    const secrets = agentStore.kv(db, 'agents_secrets', agent.id);
+    // Secrets may carry any name (spec 1 §4.12), but reserved process names are never injected:
+    // a secret called PATH must not break the runtime.
+    const secrets = Object.fromEntries(Object.entries(agentStore.kv(db, 'agents_secrets', agent.id)).filter(([k]) => refusedEnvGroup(k) !== 'reserved'));
     const m = config.workloads.model;
     const cfg = JSON.parse(rev.config) as AgentConfig;
     let key = agent.workload_key;

@@ -2,7 +2,7 @@ import { request } from 'undici';
 import type { RequestContext } from '../../http/router.js';
 import { ApiError } from '../../http/errors.js';
 import { findProject } from '../accounts/access.js';
-import { invokeTarget, pipeUpstream } from './invoke.js';
+import { acquire, invokeTarget, pipeUpstream } from './invoke.js';
 import type { Deps } from './service.js';
 import { clampTimeout } from './view.js';
 import type { AgentConfig } from '../../../api/agents.js';
@@ -27,7 +27,7 @@ export async function servePublic(d: Deps, ctx: RequestContext): Promise<void> {
   if (!project || project.short !== target.short) throw new ApiError(404, `no workload answers at ${ctx.req.headers.host}`);
   const agent = invokeTarget(d, ctx.principal, target.name, project.id);
   const seconds = clampTimeout((JSON.parse(agent.config) as AgentConfig).timeout_seconds);
-  const lease = await d.rt.supervisor.acquire(agent.id);
+  const lease = await acquire(d, agent);
   try {
     const headers: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(ctx.req.headers)) if (v !== undefined && k !== 'host' && k !== 'connection' && k !== 'authorization') headers[k] = v;
