@@ -63,7 +63,7 @@ export async function deployForm(
 ): Promise<{ status: number; body: any }> {
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
-  if (code) form.append('code', new Blob([code]), 'code.tar.gz');
+  if (code) form.append('code', new Blob([new Uint8Array(code)]), 'code.tar.gz');
   const res = await fetch(`${d.url}/v1/agents${query}`, { method: 'POST', body: form, headers: token ? { authorization: `Bearer ${token}` } : {} });
   const text = await res.text();
   let body: any = text;
