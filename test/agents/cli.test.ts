@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,6 +84,8 @@ describe('platform deploy and friends', { timeout: 120_000 }, () => {
   it('shows the build output when a deploy fails', async () => {
     const bad = join(work, 'bad');
     await sb.run(['init', bad, '--template', 'agent-adk']);
+    // Without network pip would spend its retries on google-adk; the import check fails at once.
+    rmSync(join(bad, 'requirements.txt'));
     const r = await sb.run(['deploy', bad, '--name', 'bad-agent']);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/bad-agent failed to deploy/);
