@@ -3,13 +3,10 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { c as tarCreate } from 'tar';
-import { agentHarnessCommand, runtimeCommand, type AgentFramework, type ShimRuntime } from '../runtimes/index.js';
+import { agentHarnessCommand, runtimeCommand, type AgentFramework, type Runtime, type WorkloadCommand } from '../runtimes/index.js';
 import { BuildFailure, type Artifact, type BuildSpec, type Driver, type RunningInstance, type StartSpec } from './driver.js';
 
-/** The shims directory in the source tree; copied into images at the same absolute path. */
-const RUNTIMES_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'src', 'daemon', 'runtimes');
 const WORKDIR = '/workload';
 
 const quote = (s: string) => JSON.stringify(s);
@@ -17,14 +14,14 @@ const quote = (s: string) => JSON.stringify(s);
 /**
  * The docker driver (DESIGN.md): one image per revision built from a configurable base image per
  * runtime, containers on the host network with a PORT variable, never addressed by bridge IP.
- * The shims are copied in at the same absolute path as on the host, so the commands the
- * runtimes module gives for `/workload` work unchanged inside the container.
+ * The runtimes module prepares the workload (copies its shim in) on the host; its commands for
+ * `/workload` then run unchanged inside the container.
  */
 export class DockerDriver implements Driver {
   readonly name = 'docker' as const;
   private readonly docker = new Docker();
 
-  constructor(private readonly baseImages: Record<ShimRuntime, string>) {}
+  constructor(private readonly baseImages: Record<Runtime, string>) {}
 
   /** True when a Docker engine answers; used by the daemon's driver choice and by tests. */
   static async available(): Promise<boolean> {
@@ -51,18 +48,18 @@ export class DockerDriver implements Driver {
         cpSync(join(context, 'src'), join(context, 'ctx'), { recursive: true });
         dockerfile = 'Dockerfile';
       } else {
-        const runtime = (spec.runtime ?? 'python') as ShimRuntime;
+        const runtime = (spec.runtime ?? 'python') as Runtime;
         const isAgent = spec.framework !== 'function';
-        const cmds = isAgent ? agentHarnessCommand(spec.framework as AgentFramework, WORKDIR) : runtimeCommand(runtime, WORKDIR);
-        cpSync(RUNTIMES_DIR, join(context, 'ctx', 'runtimes'), { recursive: true });
+        const cmds: WorkloadCommand = isAgent ? agentHarnessCommand(spec.framework as AgentFramework, WORKDIR) : runtimeCommand(runtime, WORKDIR);
         cpSync(join(context, 'src'), join(context, 'ctx', 'workload'), { recursive: true });
+        await cmds.prepare?.(join(context, 'ctx', 'workload'));
         const base = this.baseImages[isAgent ? 'python' : runtime];
+        const env = { PYTHONUNBUFFERED: '1', ...cmds.build?.env, ...cmds.start.env };
         const lines = [
           `FROM ${base}`,
-          `COPY runtimes ${RUNTIMES_DIR}`,
           `COPY workload ${WORKDIR}`,
           `WORKDIR ${WORKDIR}`,
-          'ENV PYTHONUNBUFFERED=1',
+          ...Object.entries(env).map(([k, v]) => `ENV ${k}=${JSON.stringify(v)}`),
           ...(spec.files.some((f) => f.path === 'requirements.txt') && (isAgent || runtime === 'python') ? ['RUN python3 -m pip install --no-input -r requirements.txt'] : []),
           ...(cmds.build ? [`RUN [${[cmds.build.cmd, ...cmds.build.args].map(quote).join(', ')}]`] : []),
           `CMD [${[cmds.start.cmd, ...cmds.start.args].map(quote).join(', ')}]`,

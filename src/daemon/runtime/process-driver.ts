@@ -2,17 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { agentHarnessCommand, runtimeCommand, type AgentFramework, type ShimRuntime } from '../runtimes/index.js';
+import { AGENT_FRAMEWORKS, agentHarnessCommand, resolvePython, runtimeCommand, type AgentFramework, type Runtime, type WorkloadCommand } from '../runtimes/index.js';
 import { BuildFailure, type Artifact, type BuildSpec, type Driver, type RunningInstance, type StartSpec } from './driver.js';
 
-/** Python module each agent framework's harness imports, and the package that provides it. */
-export const FRAMEWORK_PACKAGES: Record<AgentFramework, { module: string; pkg: string }> = {
-  adk: { module: 'google.adk', pkg: 'google-adk' },
-  langgraph: { module: 'langgraph', pkg: 'langgraph' },
-  crewai: { module: 'crewai', pkg: 'crewai' },
-};
-
-const isAgentFramework = (f: string): f is AgentFramework => f in FRAMEWORK_PACKAGES;
+const isAgentFramework = (f: string): f is AgentFramework => (AGENT_FRAMEWORKS as readonly string[]).includes(f);
 
 /**
  * The default driver: the shim and the handler run as child processes on 127.0.0.1, each
@@ -41,40 +34,33 @@ export class ProcessDriver implements Driver {
       writeFileSync(target, f.content);
       chmodSync(target, f.mode & 0o755 | 0o600);
     }
-    output(`source: ${spec.files.length} files written to the revision ${spec.revision}\n`);
-    const python = await this.pythonEnv(dir, output, signal);
-    if (isAgentFramework(spec.framework)) {
-      const { module, pkg } = FRAMEWORK_PACKAGES[spec.framework];
-      const check = await run(python ?? 'python3', ['-c', `import ${module}`], dir, output, signal, true);
-      if (check !== 0) {
-        throw new BuildFailure(
-          `framework package for ${spec.framework} is not installed: Python cannot import ${module}.\nAdd ${pkg} to requirements.txt and deploy again.\n`,
-        );
-      }
-    }
-    const cmd = this.commands(spec.framework, spec.runtime, dir);
+    output(`source: ${spec.files.length} files written to ${spec.revision}\n`);
+    const venv = await this.pythonEnv(dir, output, signal);
+    const cmd = await this.commands(spec.framework, spec.runtime, dir, venv);
+    await cmd.prepare?.(dir);
     if (cmd.build) {
+      // The agent harness's build is its --check: a missing framework package fails here,
+      // naming the line to add to requirements.txt.
       output(`$ ${cmd.build.cmd} ${cmd.build.args.join(' ')}\n`);
-      const code = await run(cmd.build.cmd, cmd.build.args, dir, output, signal);
-      if (code !== 0) throw new BuildFailure(`build command exited with code ${code}\n`);
+      const code = await run(cmd.build.cmd, cmd.build.args, cmd.build.cwd ?? dir, output, signal, cmd.build.env);
+      if (code !== 0) throw new BuildFailure(`build step exited with code ${code}\n`);
     }
-    if (python) writeFileSync(join(dir, '.platform-python'), python);
+    if (venv) writeFileSync(join(dir, '.platform-python'), venv);
     output('build finished\n');
     return { ref: dir };
   }
 
   async start(spec: StartSpec): Promise<RunningInstance> {
-    const cmd = this.commands(spec.framework, spec.runtime, spec.artifact).start;
     const marker = join(spec.artifact, '.platform-python');
     const venvPython = existsSync(marker) ? readFileSync(marker, 'utf8') : undefined;
-    const program = venvPython && /^python3?$/.test(cmd.cmd) ? venvPython : cmd.cmd;
-    const child = spawn(program, cmd.args, {
-      cwd: spec.artifact,
+    const cmd = (await this.commands(spec.framework, spec.runtime, spec.artifact, venvPython)).start;
+    const child = spawn(cmd.cmd, cmd.args, {
+      cwd: cmd.cwd ?? spec.artifact,
       env: {
         // The machine's PATH so python3, node, go and ruby resolve; HOME for tools that want one.
         PATH: venvPython ? `${dirname(venvPython)}:${process.env.PATH ?? ''}` : (process.env.PATH ?? '/usr/bin:/bin'),
         HOME: spec.artifact,
-        PYTHONUNBUFFERED: '1',
+        ...cmd.env,
         ...spec.env,
         PORT: String(spec.port),
       },
@@ -93,9 +79,14 @@ export class ProcessDriver implements Driver {
     rmSync(artifact, { recursive: true, force: true });
   }
 
-  private commands(framework: string, runtime: string | undefined, dir: string) {
-    if (isAgentFramework(framework)) return agentHarnessCommand(framework, dir);
-    return runtimeCommand((runtime ?? 'python') as ShimRuntime, dir);
+  /**
+   * The runtimes module's commands. python3 is resolved to the real interpreter once: a version
+   * manager's PATH shim would otherwise cost most of a second on every cold start.
+   */
+  private async commands(framework: string, runtime: string | undefined, dir: string, venvPython?: string): Promise<WorkloadCommand> {
+    const opts = { python: venvPython ?? (await resolvePython('python3')), cacheDir: join(this.cacheDir, 'build') };
+    if (isAgentFramework(framework)) return agentHarnessCommand(framework, dir, opts);
+    return runtimeCommand((runtime ?? 'python') as Runtime, dir, opts);
   }
 
   /**
@@ -134,24 +125,19 @@ export class ProcessDriver implements Driver {
 }
 
 /** Runs a build step in its own process group, streaming its output; resolves its exit code. */
-function run(cmd: string, args: string[], cwd: string, output: (c: string) => void, signal: AbortSignal, quiet = false): Promise<number> {
+function run(cmd: string, args: string[], cwd: string, output: (c: string) => void, signal: AbortSignal, env: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
-      child = spawn(cmd, args, { cwd, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawn(cmd, args, { cwd, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     } catch (e) {
       output(`${(e as Error).message}\n`);
       return resolve(127);
     }
     const onAbort = () => child.pid && killGroup(child.pid, 'SIGKILL');
     signal.addEventListener('abort', onAbort, { once: true });
-    if (!quiet) {
-      child.stdout!.on('data', (c: Buffer) => output(c.toString('utf8')));
-      child.stderr!.on('data', (c: Buffer) => output(c.toString('utf8')));
-    } else {
-      child.stdout!.resume();
-      child.stderr!.resume();
-    }
+    child.stdout!.on('data', (c: Buffer) => output(c.toString('utf8')));
+    child.stderr!.on('data', (c: Buffer) => output(c.toString('utf8')));
     child.on('error', (e) => {
       output(`${cmd}: ${e.message}\n`);
       resolve(127);

@@ -1,26 +1,189 @@
 /**
- * PLACEHOLDER owned by the `shims` branch: the lead replaces this file with the shims helper's
- * version at merge. It keeps the agreed interface so the agents area compiles and its tests run:
- * the shim listens on 127.0.0.1:$PORT, serves /healthz and the spec 1 §4.13 contract.
+ * How a workload is prepared, built and started for each function runtime and agent framework.
+ *
+ * The files beside this module (python/shim.py, nodejs/shim.mjs, go/shim.go, ruby/shim.rb,
+ * agent/harness.py) are copied into the workload: they are the process that listens on $PORT
+ * and calls the user's code (spec 1 §4.13, §6.1, §4.12 invoke). The drivers run what this
+ * module describes; they never need to know a runtime's details.
  */
-import { dirname, join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export type ShimRuntime = 'python' | 'nodejs' | 'go' | 'ruby';
-export type AgentFramework = 'adk' | 'langgraph' | 'crewai';
-export interface Cmd {
+export const RUNTIMES = ['python', 'nodejs', 'go', 'ruby'] as const;
+export type Runtime = (typeof RUNTIMES)[number];
+
+/** Frameworks served by the Python agent harness. */
+export const AGENT_FRAMEWORKS = ['adk', 'langgraph', 'crewai'] as const;
+export type AgentFramework = (typeof AGENT_FRAMEWORKS)[number];
+
+/** A process to run; env is added to the workload's environment, cwd defaults to the workload dir. */
+export interface CommandSpec {
   cmd: string;
   args: string[];
+  env?: Record<string, string>;
+  cwd?: string;
 }
 
-/** Shim files live in the source tree (they are not TypeScript, so tsc does not copy them). */
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'src', 'daemon', 'runtimes');
-
-export function runtimeCommand(runtime: ShimRuntime, workloadDir: string): { build?: Cmd; start: Cmd } {
-  if (runtime === 'python') return { start: { cmd: 'python3', args: [join(root, 'python', 'shim.py'), workloadDir] } };
-  throw new Error(`runtime ${runtime} is not available until the shims branch is merged`);
+export interface WorkloadCommand {
+  /** Copies the shim (or harness) files into the workload directory. */
+  prepare?: (dir: string) => Promise<void>;
+  /** Runs once per revision after prepare; a non-zero exit fails the build with its output. */
+  build?: CommandSpec;
+  /** The long-running process; it listens on 127.0.0.1:$PORT. */
+  start: CommandSpec;
 }
 
-export function agentHarnessCommand(framework: AgentFramework, workloadDir: string): { build?: Cmd; start: Cmd } {
-  throw new Error(`agent harness for ${framework} (${workloadDir}) is not available until the shims branch is merged`);
+export interface RuntimeOptions {
+  /** Python interpreter, e.g. a per-agent virtual environment's bin/python3. Default python3. */
+  python?: string;
+  /** Shared build cache (Go's GOCACHE and GOPATH live under it). Default: inside the workload. */
+  cacheDir?: string;
+}
+
+/** Platform files inside a workload live here, away from the user's names. */
+export const PLATFORM_DIR = '.platform';
+
+/**
+ * Where the shim files are: beside this module when running from source; from dist/ the
+ * build does not copy non-TypeScript files, so fall back to the source tree.
+ */
+function assetsDir(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const candidates = [here, join(here, '..', '..', '..', 'src', 'daemon', 'runtimes')];
+  const found = candidates.find((d) => existsSync(join(d, 'python', 'shim.py')));
+  if (!found) throw new Error(`function shim files not found (looked in ${candidates.join(', ')})`);
+  return found;
+}
+
+/** Copies assets (relative to the assets dir) into the workload, under the given names. */
+function copier(files: Array<[from: string, to: string]>): (dir: string) => Promise<void> {
+  return async (dir) => {
+    const src = assetsDir();
+    await mkdir(join(dir, PLATFORM_DIR), { recursive: true });
+    for (const [from, to] of files) await copyFile(join(src, from), join(dir, to));
+  };
+}
+
+const inPlatformDir = (dir: string, file: string) => join(dir, PLATFORM_DIR, file);
+
+/** Go refuses to build a directory without go.mod; a function needs no module of its own. */
+const GO_MOD = 'module function\n\ngo 1.18\n';
+
+function onPath(bin: string): boolean {
+  return (process.env.PATH ?? '').split(delimiter).some((d) => d && existsSync(join(d, bin)));
+}
+
+/** How to prepare, build and start a function of the given runtime in workloadDir. */
+export function runtimeCommand(runtime: Runtime, workloadDir: string, opts: RuntimeOptions = {}): WorkloadCommand {
+  const cwd = workloadDir;
+  switch (runtime) {
+    case 'python':
+      return {
+        prepare: copier([
+          ['python/shim.py', join(PLATFORM_DIR, 'shim.py')],
+          ['python/platform_http.py', join(PLATFORM_DIR, 'platform_http.py')],
+        ]),
+        start: { cmd: opts.python ?? 'python3', args: ['-u', inPlatformDir(workloadDir, 'shim.py')], env: { PYTHONUNBUFFERED: '1' }, cwd },
+      };
+    case 'nodejs':
+      return {
+        prepare: copier([['nodejs/shim.mjs', join(PLATFORM_DIR, 'shim.mjs')]]),
+        start: { cmd: 'node', args: [inPlatformDir(workloadDir, 'shim.mjs')], cwd },
+      };
+    case 'go': {
+      const cache = opts.cacheDir ?? join(workloadDir, PLATFORM_DIR, 'cache');
+      const copy = copier([['go/shim.go', 'platform_shim.go']]);
+      const env: Record<string, string> = {
+        GOCACHE: join(cache, 'go-build'),
+        GOPATH: join(cache, 'gopath'),
+        GO111MODULE: 'on',
+        GOTOOLCHAIN: 'local',
+      };
+      // Go before 1.20 needs a C compiler to link net/http with cgo; without one, build pure Go.
+      if (!onPath('gcc') && !onPath('cc')) env.CGO_ENABLED = '0';
+      return {
+        prepare: async (dir) => {
+          await copy(dir);
+          if (!existsSync(join(dir, 'go.mod'))) await writeFile(join(dir, 'go.mod'), GO_MOD);
+        },
+        build: { cmd: 'go', args: ['build', '-o', inPlatformDir(workloadDir, 'function'), '.'], env, cwd },
+        start: { cmd: inPlatformDir(workloadDir, 'function'), args: [], cwd },
+      };
+    }
+    case 'ruby':
+      return {
+        prepare: copier([['ruby/shim.rb', join(PLATFORM_DIR, 'shim.rb')]]),
+        start: { cmd: 'ruby', args: [inPlatformDir(workloadDir, 'shim.rb')], cwd },
+      };
+    default:
+      throw new Error(`unsupported runtime: ${String(runtime)}`);
+  }
+}
+
+/**
+ * How to prepare, check and start an agent of the given framework. The build step is the
+ * harness's --check mode: it fails when the framework's package is missing (naming what to add
+ * to requirements.txt) or the entry object is not defined, without running the user's code.
+ */
+export function agentHarnessCommand(framework: AgentFramework, workloadDir: string, opts: RuntimeOptions = {}): WorkloadCommand {
+  if (!AGENT_FRAMEWORKS.includes(framework)) throw new Error(`unsupported agent framework: ${String(framework)}`);
+  const python = opts.python ?? 'python3';
+  const harness = inPlatformDir(workloadDir, 'harness.py');
+  return {
+    prepare: copier([
+      ['agent/harness.py', join(PLATFORM_DIR, 'harness.py')],
+      ['python/platform_http.py', join(PLATFORM_DIR, 'platform_http.py')],
+    ]),
+    build: { cmd: python, args: [harness, '--check', workloadDir, framework], cwd: workloadDir },
+    start: { cmd: python, args: ['-u', harness, '--serve', workloadDir, framework], env: { PYTHONUNBUFFERED: '1' }, cwd: workloadDir },
+  };
+}
+
+const resolved = new Map<string, Promise<string>>();
+
+/**
+ * The real interpreter behind a command such as `python3`. Version managers put a shell script
+ * on PATH (pyenv's shim costs most of a second per start), which would dominate a cold start;
+ * pass the result as RuntimeOptions.python. Falls back to the command itself.
+ */
+export function resolvePython(cmd = 'python3'): Promise<string> {
+  let found = resolved.get(cmd);
+  if (!found) {
+    found = new Promise((resolve) => {
+      execFile(cmd, ['-c', 'import sys; print(sys.executable)'], { timeout: 10_000 }, (err, stdout) => {
+        const path = stdout.trim();
+        resolve(!err && path && existsSync(path) ? path : cmd);
+      });
+    });
+    resolved.set(cmd, found);
+  }
+  return found;
+}
+
+const PROBES: Record<Runtime, { bin: string; args: string[]; pkg: string }> = {
+  python: { bin: 'python3', args: ['--version'], pkg: 'python3' },
+  nodejs: { bin: 'node', args: ['--version'], pkg: 'nodejs' },
+  go: { bin: 'go', args: ['version'], pkg: 'golang-go' },
+  ruby: { bin: 'ruby', args: ['--version'], pkg: 'ruby' },
+};
+
+/** Whether this machine can run the runtime's toolchain (the process driver needs it on PATH). */
+export function runtimeAvailable(runtime: Runtime): Promise<{ ok: boolean; reason?: string }> {
+  const probe = PROBES[runtime];
+  if (!probe) return Promise.resolve({ ok: false, reason: `unsupported runtime: ${String(runtime)}` });
+  return new Promise((resolve) => {
+    execFile(probe.bin, probe.args, { timeout: 10_000 }, (err) => {
+      if (!err) return resolve({ ok: true });
+      const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
+      resolve({
+        ok: false,
+        reason: missing
+          ? `${probe.bin} is not on PATH (install the ${probe.pkg} package)`
+          : `${probe.bin} ${probe.args.join(' ')} failed: ${err.message}`,
+      });
+    });
+  });
 }

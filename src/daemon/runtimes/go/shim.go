@@ -1,0 +1,207 @@
+// Function shim for the go runtime (spec 1 §4.13 and §6.1).
+//
+// The build copies this file beside the user's files, which are package main and define
+//
+//	func Handle(event map[string]interface{}) (map[string]interface{}, error)
+//
+// and runs go build. Standard library only, so builds work offline. Listens on 127.0.0.1:$PORT.
+package main
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"mime"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"strings"
+)
+
+const platformMaxBody = 8 * 1024 * 1024
+
+type platformBodyError struct {
+	status  int
+	message string
+}
+
+func (e *platformBodyError) Error() string { return e.message }
+
+func platformSend(w http.ResponseWriter, status int, value interface{}) {
+	body, err := json.Marshal(value)
+	if err != nil {
+		status = http.StatusInternalServerError
+		body, _ = json.Marshal(map[string]string{"error": "handler returned a value that is not JSON: " + err.Error()})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+func platformError(w http.ResponseWriter, status int, message string) {
+	platformSend(w, status, map[string]string{"error": message})
+}
+
+// platformParse decodes a body into the handler's map; a scalar, list or null is refused like
+// any other non-object body, with encoding/json's own message.
+func platformParse(raw []byte) (map[string]interface{}, error) {
+	if len(raw) == 0 {
+		return map[string]interface{}{}, nil
+	}
+	var event map[string]interface{}
+	if err := json.Unmarshal(raw, &event); err != nil {
+		return nil, &platformBodyError{http.StatusBadRequest, "invalid JSON body: " + err.Error()}
+	}
+	if event == nil {
+		return nil, &platformBodyError{http.StatusBadRequest, "invalid JSON body: json: cannot unmarshal null into Go value of type map[string]interface {}"}
+	}
+	return event, nil
+}
+
+func platformStructured(raw []byte) (map[string]interface{}, error) {
+	var envelope map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &envelope); err != nil || envelope == nil {
+		msg := "not a JSON object"
+		if err != nil {
+			msg = err.Error()
+		}
+		return nil, &platformBodyError{http.StatusBadRequest, "invalid CloudEvent envelope: " + msg}
+	}
+	if encoded, ok := envelope["data_base64"]; ok {
+		var text string
+		decoded, err := []byte(nil), json.Unmarshal(encoded, &text)
+		if err == nil {
+			decoded, err = base64.StdEncoding.DecodeString(text)
+		}
+		if err != nil {
+			return nil, &platformBodyError{http.StatusBadRequest, "invalid CloudEvent envelope: data_base64 is not valid base64"}
+		}
+		return platformParse(decoded)
+	}
+	if data, ok := envelope["data"]; ok {
+		return platformParse(data)
+	}
+	return map[string]interface{}{}, nil
+}
+
+// platformCall runs the handler, turning a returned error or a panic into "handler raised".
+func platformCall(event map[string]interface{}) (result map[string]interface{}, failure error) {
+	defer func() {
+		if p := recover(); p != nil {
+			log.Printf("handler panic: %v\n%s", p, debug.Stack())
+			failure = fmt.Errorf("handler raised panic: %v", p)
+		}
+	}()
+	result, err := Handle(event)
+	if err != nil {
+		log.Printf("handler error: %v", err)
+		return nil, fmt.Errorf("handler raised: %v", err)
+	}
+	return result, nil
+}
+
+// platformStatus reads statusCode from the returned map, whatever numeric type it was built with.
+func platformStatus(result map[string]interface{}) (int, bool) {
+	value, present := result["statusCode"]
+	if !present {
+		return http.StatusOK, true
+	}
+	var status float64
+	switch v := value.(type) {
+	case int:
+		status = float64(v)
+	case int32:
+		status = float64(v)
+	case int64:
+		status = float64(v)
+	case float64:
+		status = v
+	case json.Number:
+		f, err := v.Float64()
+		if err != nil {
+			return 0, false
+		}
+		status = f
+	default:
+		return 0, false
+	}
+	if status != float64(int(status)) || status < 200 || status > 599 {
+		return 0, false
+	}
+	return int(status), true
+}
+
+func platformServe(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		if r.URL.Path == "/healthz" {
+			platformSend(w, http.StatusOK, map[string]string{"status": "ok"})
+			return
+		}
+		platformPlain(w, map[string]interface{}{})
+		return
+	}
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, platformMaxBody))
+	if err != nil {
+		// MaxBytesReader makes the server close the connection after this response.
+		if strings.Contains(err.Error(), "request body too large") {
+			platformError(w, http.StatusRequestEntityTooLarge, err.Error())
+		} else {
+			platformError(w, http.StatusBadRequest, "reading body: "+err.Error())
+		}
+		return
+	}
+	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	var event map[string]interface{}
+	cloudEvent := true
+	switch {
+	case len(r.Header.Values("Ce-Id")) > 0: // present, even if empty, as on the other runtimes
+		event, err = platformParse(raw)
+	case strings.EqualFold(mediaType, "application/cloudevents+json"):
+		event, err = platformStructured(raw)
+	default:
+		cloudEvent = false
+		event, err = platformParse(raw)
+	}
+	var bodyErr *platformBodyError
+	if errors.As(err, &bodyErr) {
+		platformError(w, bodyErr.status, bodyErr.message)
+		return
+	}
+	if cloudEvent {
+		if _, err := platformCall(event); err != nil {
+			// 400, not 500: the sender must not redeliver (spec 1 §6.1).
+			platformError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	platformPlain(w, event)
+}
+
+func platformPlain(w http.ResponseWriter, event map[string]interface{}) {
+	result, err := platformCall(event)
+	if err != nil {
+		platformError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	status, ok := platformStatus(result)
+	if !ok {
+		platformError(w, http.StatusInternalServerError, fmt.Sprintf("handler returned an invalid statusCode: %v", result["statusCode"]))
+		return
+	}
+	platformSend(w, status, result)
+}
+
+func main() {
+	log.SetFlags(0)
+	port := os.Getenv("PORT")
+	if port == "" {
+		port = "8080"
+	}
+	server := &http.Server{Addr: "127.0.0.1:" + port, Handler: http.HandlerFunc(platformServe)}
+	log.Fatal(server.ListenAndServe())
+}

@@ -1,0 +1,3 @@
+import { defineShimSuite } from './shim-cases.js';
+
+await defineShimSuite('python');
