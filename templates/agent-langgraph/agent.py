@@ -1,20 +1,14 @@
 """A LangGraph agent: the platform's harness loads the compiled graph `graph` from this module."""
-from typing import TypedDict
-
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, START, MessagesState, StateGraph
 
 
-class State(TypedDict):
-    message: str
-    output: str
+def respond(state):
+    question = state["messages"][-1]["content"] if isinstance(state["messages"][-1], dict) else state["messages"][-1].content
+    return {"messages": [{"role": "assistant", "content": f"you said: {question}"}]}
 
 
-def answer(state: State) -> dict:
-    return {"output": f"you said: {state['message']}"}
-
-
-builder = StateGraph(State)
-builder.add_node("answer", answer)
-builder.add_edge(START, "answer")
-builder.add_edge("answer", END)
+builder = StateGraph(MessagesState)
+builder.add_node("respond", respond)
+builder.add_edge(START, "respond")
+builder.add_edge("respond", END)
 graph = builder.compile()

@@ -42,7 +42,7 @@ export class ProcessDriver implements Driver {
       // The agent harness's build is its --check: a missing framework package fails here,
       // naming the line to add to requirements.txt.
       output(`$ ${cmd.build.cmd} ${cmd.build.args.join(' ')}\n`);
-      const code = await run(cmd.build.cmd, cmd.build.args, cmd.build.cwd ?? dir, output, signal, cmd.build.env);
+      const code = await run(cmd.build.cmd, cmd.build.args, cmd.build.cwd ?? dir, output, signal, { ...pythonPath(spec.framework, spec.runtime, dir), ...cmd.build.env });
       if (code !== 0) throw new BuildFailure(`build step exited with code ${code}\n`);
     }
     if (venv) writeFileSync(join(dir, '.platform-python'), venv);
@@ -60,6 +60,7 @@ export class ProcessDriver implements Driver {
         // The machine's PATH so python3, node, go and ruby resolve; HOME for tools that want one.
         PATH: venvPython ? `${dirname(venvPython)}:${process.env.PATH ?? ''}` : (process.env.PATH ?? '/usr/bin:/bin'),
         HOME: spec.artifact,
+        ...pythonPath(spec.framework, spec.runtime, spec.artifact),
         ...cmd.env,
         ...spec.env,
         PORT: String(spec.port),
@@ -122,6 +123,14 @@ export class ProcessDriver implements Driver {
     writeFileSync(join(venv, '.complete'), '');
     return python;
   }
+}
+
+/**
+ * Python workloads import from their own directory (vendored packages travel with the source),
+ * as Python buildpacks put the application directory on the path.
+ */
+function pythonPath(framework: string, runtime: string | undefined, dir: string): Record<string, string> {
+  return isAgentFramework(framework) || runtime === 'python' || runtime === undefined ? { PYTHONPATH: dir } : {};
 }
 
 /** Runs a build step in its own process group, streaming its output; resolves its exit code. */
