@@ -54,7 +54,8 @@ export class DockerDriver implements Driver {
         cpSync(join(context, 'src'), join(context, 'ctx', 'workload'), { recursive: true });
         await cmds.prepare?.(join(context, 'ctx', 'workload'));
         const base = this.baseImages[isAgent ? 'python' : runtime];
-        const env = { PYTHONUNBUFFERED: '1', ...cmds.build?.env, ...cmds.start.env };
+        // As under the process driver, python workloads import from their own directory.
+        const env = { PYTHONUNBUFFERED: '1', ...(isAgent || runtime === 'python' ? { PYTHONPATH: WORKDIR } : {}), ...cmds.build?.env, ...cmds.start.env };
         const lines = [
           `FROM ${base}`,
           `COPY workload ${WORKDIR}`,
