@@ -40,6 +40,8 @@ describe('platform deploy and friends', { timeout: 120_000 }, () => {
     expect(r.json).toMatchObject({ reply: 'hello cli', user_id: 'admin@example.test' });
     const s = await sb.run(['invoke', 'greeter', '-m', 'streamed', '--stream']);
     expect(JSON.parse(s.stdout.trim()).reply).toBe('hello streamed');
+    const status = await sb.run(['status', '--once']);
+    expect(status.stdout).toMatch(/greeter +ready +greeter-00001 +http:\/\/greeter-/);
   });
 
   it('lists, gets, shows logs and revisions, edits env and secrets', async () => {
