@@ -45,6 +45,15 @@ describe('deploy a python function through HTTP', () => {
     expect(ids.body.output).toBeUndefined();
   });
 
+  it('an anonymous caller choosing a session id needs 24 characters', async () => {
+    const r = await d.api('POST', `/v1/agents/hello/invoke?project=${c.project.slug}`, { body: { message: 'x', session_id: 'short-guessable' } });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatch(/at least 24 unguessable characters/);
+    const signedIn = await d.api('POST', `/v1/agents/hello/invoke?project=${c.project.slug}`, { token: c.member.token, body: { message: 'x', session_id: 'short' } });
+    expect(signedIn.body.session_id).toBe('short');
+    expect(signedIn.body.user_id).toBe(c.member.email);
+  });
+
   it('answers 500 handler raised from a raising handler', async () => {
     const r = await d.api('POST', `/v1/agents/hello/invoke?project=${c.project.slug}`, { body: { message: 'raise' } });
     expect(r.status).toBe(500);

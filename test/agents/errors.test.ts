@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { cast, makeUser } from '../helpers/fixtures.js';
@@ -233,5 +234,46 @@ describe('build queue', () => {
     const again = await deployForm(d, c.member.token, fn('claimed'), code(), q);
     expect(again.status).toBe(202);
     await waitState(d, c.member.token, 'claimed', 'ready', c.project.slug);
+  });
+});
+
+describe('limits and wiring', () => {
+  const q = () => `?project=${c.project.slug}`;
+  it('refuses an upload over MAX_UPLOAD_BYTES with 413', async () => {
+    const w = d.app.ctx.config.workloads;
+    const before = w.maxUploadBytes;
+    w.maxUploadBytes = 2048;
+    try {
+      const r = await deployForm(d, c.member.token, fn('toobig'), archive([{ name: 'main.py', content: HELLO_PY }, { name: 'pad.txt', content: randomBytes(6000).toString('base64') }]), q());
+      expect(r.status).toBe(413);
+      expect(r.body.error).toMatch(/exceeds 2048 bytes \(MAX_UPLOAD_BYTES\)/);
+    } finally {
+      w.maxUploadBytes = before;
+    }
+  });
+
+  it('answers project deletion hooks and writes audit rows', async () => {
+    const hooks = d.app.ctx.hooks;
+    const dependents = hooks.projectDependents.map((h) => h(c.project.id)).filter(Boolean);
+    expect(dependents[0]).toMatch(/^\d+ agents?$/);
+    expect(hooks.agentNames.flatMap((h) => h([c.project.id]))).toContain('mine');
+    const actions = (d.db.prepare(`SELECT action FROM acct_audit WHERE project_id = ?`).all(c.project.id) as { action: string }[]).map((r) => r.action);
+    expect(actions).toEqual(expect.arrayContaining(['agent.deploy', 'agent.env.patch', 'agent.secrets.patch']));
+  });
+
+  it('timeout_seconds clamps at 900 and bounds the invoke; 32 MiB upstream is a 502', async () => {
+    const slow = `import os, time\ndef handle(event):\n    if event.get("message") == "slow":\n        time.sleep(3)\n    if event.get("message") == "huge":\n        return {"x": "a" * (33 * 1024 * 1024)}\n    return {"t": os.environ["PLATFORM_REQUEST_TIMEOUT_SECONDS"]}\n`;
+    expect((await deployForm(d, c.member.token, { ...fn('slow'), config: '{"timeout_seconds":1}' }, archive({ 'main.py': slow }), q())).status).toBe(202);
+    await waitState(d, c.member.token, 'slow', 'ready', c.project.slug);
+    const t = await d.api('POST', `/v1/agents/slow/invoke${q()}`, { token: c.member.token, body: { message: 'slow' } });
+    expect(t.status).toBe(504);
+    expect(t.body.error).toMatch(/did not answer within 1 s/);
+    const huge = await d.api('POST', `/v1/agents/slow/invoke${q()}`, { token: c.member.token, body: { message: 'huge' } });
+    expect(huge.status).toBe(502);
+    expect(huge.body.error).toMatch(/exceeds 33554432 bytes/);
+    expect((await deployForm(d, c.member.token, { ...fn('slow'), config: '{"timeout_seconds":5000}' }, archive({ 'main.py': slow }), q())).status).toBe(202);
+    await waitState(d, c.member.token, 'slow', 'ready', c.project.slug);
+    const clamped = await d.api('POST', `/v1/agents/slow/invoke${q()}`, { token: c.member.token, body: {} });
+    expect(clamped.body.t).toBe('900');
   });
 });

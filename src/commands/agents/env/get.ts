@@ -5,7 +5,7 @@ import { agentRoutes } from '../../../api/agents.js';
 
 export default class AgentsEnvGet extends BaseCommand {
   static override summary = 'Show the environment variables of an agent';
-  static override aliases = ['agents:env:list'];
+  static override aliases = ['agents:env:list', 'env:list', 'env:get'];
   static override examples = ['<%= config.bin %> agents env get hello'];
   static override args = { name: Args.string({ description: 'agent or function name', required: true }) };
   static override flags = { project: projectFlag };

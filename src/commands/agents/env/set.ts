@@ -6,6 +6,7 @@ import { agentRoutes } from '../../../api/agents.js';
 
 export default class AgentsEnvSet extends BaseCommand {
   static override summary = 'Set environment variables (rolls a new revision)';
+  static override aliases = ['env:set'];
   static override examples = ['<%= config.bin %> agents env set hello GREETING=hi OTHER=1'];
   static override strict = false;
   static override args = { name: Args.string({ description: 'agent or function name', required: true }) };

@@ -6,6 +6,7 @@ import { agentRoutes } from '../../../api/agents.js';
 
 export default class AgentsEnvUnset extends BaseCommand {
   static override summary = 'Remove environment variables (rolls a new revision)';
+  static override aliases = ['env:unset'];
   static override examples = ['<%= config.bin %> agents env unset hello GREETING'];
   static override strict = false;
   static override args = { name: Args.string({ description: 'agent or function name', required: true }) };

@@ -5,6 +5,7 @@ import { agentRoutes } from '../../../api/agents.js';
 
 export default class AgentsFilesGet extends BaseCommand {
   static override summary = 'Print one stored source file';
+  static override aliases = ['files:get'];
   static override examples = ['<%= config.bin %> agents files get hello main.py > main.py'];
   static override args = {
     name: Args.string({ description: 'agent or function name', required: true }),

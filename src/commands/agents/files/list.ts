@@ -5,6 +5,7 @@ import { agentRoutes } from '../../../api/agents.js';
 
 export default class AgentsFilesList extends BaseCommand {
   static override summary = 'List the stored source files of an agent';
+  static override aliases = ['files:list'];
   static override examples = ['<%= config.bin %> agents files list hello'];
   static override args = { name: Args.string({ description: 'agent or function name', required: true }) };
   static override flags = { project: projectFlag };

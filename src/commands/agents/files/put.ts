@@ -6,6 +6,7 @@ import { agentRoutes } from '../../../api/agents.js';
 
 export default class AgentsFilesPut extends BaseCommand {
   static override summary = 'Write one stored source file from a local file (takes effect on redeploy)';
+  static override aliases = ['files:put'];
   static override examples = ['<%= config.bin %> agents files put hello main.py ./main.py'];
   static override args = {
     name: Args.string({ description: 'agent or function name', required: true }),

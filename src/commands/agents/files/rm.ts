@@ -5,6 +5,7 @@ import { agentRoutes } from '../../../api/agents.js';
 
 export default class AgentsFilesRm extends BaseCommand {
   static override summary = 'Remove one stored source file';
+  static override aliases = ['files:rm'];
   static override examples = ['<%= config.bin %> agents files rm hello old.py'];
   static override args = {
     name: Args.string({ description: 'agent or function name', required: true }),
