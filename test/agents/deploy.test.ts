@@ -151,6 +151,16 @@ describe('deploy a python function through HTTP', () => {
     expect(rm.body.env).toEqual({});
   });
 
+  it('redeploy without stored source is a 400', async () => {
+    const q = `?project=${c.project.slug}`;
+    expect((await deployForm(d, c.member.token, { name: 'empty', framework: 'function' }, archive({ 'main.py': HELLO_PY }), q)).status).toBe(202);
+    await waitState(d, c.member.token, 'empty', 'ready', c.project.slug);
+    expect((await d.api('DELETE', `/v1/agents/empty/files/main.py${q}`, { token: c.member.token })).status).toBe(200);
+    const r = await d.api('POST', `/v1/agents/empty/redeploy${q}`, { token: c.member.token });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatch(/no stored source/);
+  });
+
   it('persists log history with revision, instance and stream', async () => {
     const q = `?project=${c.project.slug}`;
     const h = await d.api('GET', `/v1/agents/hello/logs/history${q}`, { token: c.member.token });

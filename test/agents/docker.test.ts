@@ -50,8 +50,34 @@ describe.skipIf(Boolean(reason))('docker driver', { timeout: 180_000 }, () => {
     expect((await d.api('POST', '/v1/agents/dock/invoke', { body: { message: 'cold' } })).body.reply).toBe('hello cold');
     console.log(`cold start from zero (docker driver): ${(performance.now() - t1).toFixed(0)} ms`);
 
-    const running = d.db.prepare(`SELECT container FROM agents_instances`).get() as { container: string };
+    const running = d.db.prepare(`SELECT container FROM agents_instances WHERE agent_id = (SELECT id FROM agents_agents WHERE name = 'dock')`).get() as { container: string };
     expect((await d.api('DELETE', '/v1/agents/dock', { token })).status).toBe(200);
     await expect(new Docker().getContainer(running.container).inspect()).rejects.toThrow();
+  });
+
+  it('builds the uploaded Dockerfile for the container framework', async () => {
+    const server = [
+      'import json, os',
+      'from http.server import BaseHTTPRequestHandler, HTTPServer',
+      'class H(BaseHTTPRequestHandler):',
+      '    def reply(self, body):',
+      '        data = json.dumps(body).encode()',
+      '        self.send_response(200); self.send_header("Content-Type", "application/json"); self.send_header("Content-Length", str(len(data))); self.end_headers(); self.wfile.write(data)',
+      '    def do_GET(self): self.reply({"status": "ok"})',
+      '    def do_POST(self):',
+      '        event = json.loads(self.rfile.read(int(self.headers["Content-Length"])))',
+      '        self.reply({"output": "container says " + event.get("message", ""), "session_id": event["session_id"]})',
+      'HTTPServer(("127.0.0.1", int(os.environ["PORT"])), H).serve_forever()',
+    ].join('\n');
+    const files = { Dockerfile: `FROM ${BASE}\nCOPY server.py /srv/server.py\nCMD ["python3", "/srv/server.py"]\n`, 'server.py': server + '\n' };
+    expect((await deployForm(d, token, { name: 'boxed', framework: 'container' }, archive(files))).status).toBe(202);
+    await waitState(d, token, 'boxed', 'ready', '', 170_000);
+    const inv = await d.api('POST', '/v1/agents/boxed/invoke', { body: { message: 'hi' } });
+    expect(inv.status).toBe(200);
+    expect(inv.body.output).toBe('container says hi');
+    const image = (d.db.prepare(`SELECT artifact FROM agents_revisions WHERE artifact LIKE 'platform-%' ORDER BY created_at DESC LIMIT 1`).get() as { artifact: string }).artifact;
+    expect((await d.api('DELETE', '/v1/agents/boxed', { token })).status).toBe(200);
+    // Delete discards the agent's images too.
+    await expect(new Docker().getImage(image).inspect()).rejects.toThrow();
   });
 });

@@ -102,9 +102,15 @@ export class AgentRuntime {
     this.aborts.get(buildId)?.abort();
   }
 
+  /** Artifacts (directories or images) of every revision, to discard after a delete. */
+  artifacts(agentId: string): string[] {
+    return [...new Set((this.ctx.db.prepare('SELECT DISTINCT artifact FROM agents_revisions WHERE agent_id = ? AND artifact IS NOT NULL').all(agentId) as { artifact: string }[]).map((r) => r.artifact))];
+  }
+
   /** Stops every instance of a deleted agent, frees its ports and removes its artifacts. */
-  async removeAgent(agentId: string): Promise<void> {
+  async removeAgent(agentId: string, artifacts: string[]): Promise<void> {
     await this.supervisor.remove(agentId);
+    for (const a of artifacts) await this.driver.discard(a).catch(() => undefined);
     if (this.driver.name === 'process') rmSync(join(this.ctx.config.home, 'workloads', agentId), { recursive: true, force: true });
   }
 

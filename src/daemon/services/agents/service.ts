@@ -174,12 +174,13 @@ export async function remove(d: Deps, principal: Principal, name: string, projec
   const { db, clock } = d.ctx;
   const { access, agent } = ownedAgent(d.ctx, principal, name, projectRef);
   const before = view(d, agent);
+  const artifacts = d.rt.artifacts(agent.id);
   tx(db, () => {
     agentStore.remove(db, agent.id);
     revokeWorkloadKeys(db, clock, agent.project_id, agent.name);
     writeAudit(db, clock, { projectId: access.project.id, actor: principal.email, action: 'agent.delete', target: name, requestId });
   });
-  await d.rt.removeAgent(agent.id);
+  await d.rt.removeAgent(agent.id, artifacts);
   return { agent: before, deleted: true as const };
 }
 
