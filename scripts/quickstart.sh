@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Installs, builds, starts the local daemon, signs in (automatically, as the local admin) and
-# runs the main job against it.
+# Installs, builds, starts the local daemon (signing in automatically as the local admin) and runs
+# the main job: deploy the example function and talk to it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 npm run build
 ./bin/run.js daemon start
 ./bin/run.js whoami
-./bin/run.js projects list
+./bin/run.js deploy examples/hello-python          # packs, builds, waits for ready, prints the URL
+./bin/run.js invoke hello -m "quickstart"          # talks to it through the daemon
+./bin/run.js logs hello --history --limit 5        # what the function printed
+./bin/run.js agents list

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 # System packages the tests use (real redis-server, runtimes for function shims, ...).
 # Installed only when missing; a part that cannot be installed makes its tests skip loudly.
 need=()
-for pair in "redis-server:redis-server" "redis-cli:redis-tools" "go:golang-go" "ruby:ruby" "python3:python3" "dockerd:docker.io" "openssl:openssl"; do
+for pair in "redis-server:redis-server" "redis-cli:redis-tools" "go:golang-go" "ruby:ruby" "python3:python3" "dockerd:docker.io" "openssl:openssl" "debootstrap:debootstrap"; do
   bin=${pair%%:*}; pkg=${pair#*:}
   command -v "$bin" >/dev/null 2>&1 || need+=("$pkg")
 done
@@ -18,6 +18,15 @@ if [ ${#need[@]} -gt 0 ]; then
   else
     echo "WARNING: missing ${need[*]} and not root; tests that need them will be skipped and say so" >&2
   fi
+fi
+
+# Docker driver tests: an engine with host networking only, and locally built base images.
+if command -v dockerd >/dev/null 2>&1 && ! docker info >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  (dockerd --bridge=none --iptables=false >/tmp/dockerd.log 2>&1 &)
+  for _ in $(seq 1 30); do docker info >/dev/null 2>&1 && break; sleep 1; done
+fi
+if docker info >/dev/null 2>&1 && command -v debootstrap >/dev/null 2>&1; then
+  bash scripts/build-base-images.sh python >&2 || echo "WARNING: base images not built; docker driver tests will skip and say so" >&2
 fi
 
 if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi

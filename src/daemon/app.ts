@@ -72,6 +72,14 @@ export function createApp(deps: AppDeps): App {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const ip = req.socket.remoteAddress ?? 'unknown';
     try {
+      // Workload public addresses are routed by Host before any path matching (DESIGN.md).
+      const hosted = ctx.hooks.hostRoutes.find((h) => h.matches(String(req.headers.host ?? '')));
+      if (hosted) {
+        const principal = await credentials.resolve(req.headers.authorization);
+        const wait = buckets.take(principal ? principalKey(principal) : `ip:${ip}`);
+        if (wait > 0) throw tooMany('rate limit exceeded: slow down and retry after the time in Retry-After', wait);
+        return await hosted.serve({ requestId, ip, principal, req, res });
+      }
       const { route, params } = router.match(req.method ?? 'GET', url.pathname);
       const principal = route.contract.auth === 'none' && route.contract.unlimited ? undefined : await credentials.resolve(req.headers.authorization);
       if (!route.contract.unlimited) {

@@ -2,7 +2,7 @@ import type { Db } from './store/db.js';
 import type { Clock } from './clock.js';
 import type { DaemonConfig } from './config.js';
 import type { Pager } from './http/paging.js';
-import type { Router } from './http/router.js';
+import type { RequestContext, Router } from './http/router.js';
 import type { SessionTokens } from './services/auth/session-tokens.js';
 import type { Logger } from './logger.js';
 
@@ -29,9 +29,14 @@ export interface Hooks {
   unownedAgents: Array<() => string[]>;
   /** Live use of a project's quota resources (spec 1 §8.3 names, e.g. instances, cpu_limits), by area. */
   quotaUsage: Array<(projectId: string) => { source: string; used: Partial<Record<string, number>> }>;
+  /**
+   * Requests routed by Host header before the path router (workload public addresses such as
+   * `<name>-<short>.apps.localhost`): the first whose `matches` is true serves the request.
+   */
+  hostRoutes: Array<{ matches(host: string): boolean; serve(ctx: RequestContext): Promise<void> }>;
 }
 
-export const emptyHooks = (): Hooks => ({ projectDependents: [], agentNames: [], unownedAgents: [], quotaUsage: [] });
+export const emptyHooks = (): Hooks => ({ projectDependents: [], agentNames: [], unownedAgents: [], quotaUsage: [], hostRoutes: [] });
 
 /**
  * One area of the daemon (spec sections map to areas). The registry applies migrations, lets each

@@ -14,7 +14,73 @@ export interface DaemonConfig {
   /** INVOKE_AUTH_REQUIRED (spec 1 §5); default true. */
   invokeAuthRequired: boolean;
   admin: { email?: string; password?: string };
+  /** Agents and functions: builds, drivers, instances (spec 1 §8, DESIGN.md runtime drivers). */
+  workloads: WorkloadConfig;
   cache: CacheConfig;
+}
+
+export interface WorkloadConfig {
+  driver: 'process' | 'docker';
+  buildConcurrency: number;
+  /** Build time limit, counted from the claim: queued time does not count (spec 1 §3). */
+  buildTimeoutMs: number;
+  /** A build still queued after this fails with "never started" (spec 1 §8.5: 30 minutes). */
+  buildQueueWaitMs: number;
+  /** A running build claim older than this may be taken over by a new deploy (30 minutes). */
+  staleClaimMs: number;
+  /** Scale to zero after this much idle time (about 90 s). */
+  idleMs: number;
+  /** How long deploying may stay not ready before failing (two minutes). */
+  deployTimeoutMs: number;
+  /** First restart delay after a crash; doubles per consecutive crash. */
+  restartBackoffMs: number;
+  portMin: number;
+  portMax: number;
+  /** MAX_UPLOAD_BYTES: 100 MiB plus 1 MiB slack. */
+  maxUploadBytes: number;
+  /** LOG_RETENTION: persisted agent logs (14 days). */
+  logRetentionMs: number;
+  /** Base image per runtime for the docker driver. */
+  dockerImages: Record<'python' | 'nodejs' | 'go' | 'ruby', string>;
+  /** Platform model defaults injected into workloads (spec 1 §4.12). */
+  model: { baseUrl: string; chatModel: string; embedModel: string; embedBaseUrl: string; apiKey: string };
+}
+
+/** LOG_RETENTION accepts seconds or a number with a unit (30s, 12h, 14d). */
+const duration = (v: string | undefined, dMs: number) => {
+  const m = /^(\d+)([smhd]?)$/.exec((v ?? '').trim());
+  if (!m) return dMs;
+  return Number(m[1]) * { '': 1000, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
+};
+
+export function workloadConfigFromEnv(env: NodeJS.ProcessEnv): WorkloadConfig {
+  return {
+    driver: env.PLATFORM_DRIVER === 'docker' ? 'docker' : 'process',
+    buildConcurrency: Math.max(1, num(env.PLATFORM_BUILD_CONCURRENCY, 2)),
+    buildTimeoutMs: num(env.PLATFORM_BUILD_TIMEOUT_SECONDS, 20 * 60) * 1000,
+    buildQueueWaitMs: num(env.PLATFORM_BUILD_QUEUE_WAIT_SECONDS, 30 * 60) * 1000,
+    staleClaimMs: num(env.PLATFORM_BUILD_STALE_CLAIM_SECONDS, 30 * 60) * 1000,
+    idleMs: num(env.PLATFORM_SCALE_TO_ZERO_SECONDS, 90) * 1000,
+    deployTimeoutMs: num(env.PLATFORM_DEPLOY_TIMEOUT_SECONDS, 120) * 1000,
+    restartBackoffMs: num(env.PLATFORM_RESTART_BACKOFF_MS, 500),
+    portMin: num(env.PLATFORM_WORKLOAD_PORT_MIN, 20000),
+    portMax: num(env.PLATFORM_WORKLOAD_PORT_MAX, 29999),
+    maxUploadBytes: num(env.MAX_UPLOAD_BYTES, 101 * 1024 * 1024),
+    logRetentionMs: duration(env.LOG_RETENTION, 14 * 86_400_000),
+    dockerImages: {
+      python: env.PLATFORM_DOCKER_IMAGE_PYTHON || 'python:3.12-slim',
+      nodejs: env.PLATFORM_DOCKER_IMAGE_NODEJS || 'node:22-slim',
+      go: env.PLATFORM_DOCKER_IMAGE_GO || 'golang:1.23',
+      ruby: env.PLATFORM_DOCKER_IMAGE_RUBY || 'ruby:3.3-slim',
+    },
+    model: {
+      baseUrl: env.PLATFORM_MODEL_BASE_URL ?? '',
+      chatModel: env.PLATFORM_CHAT_MODEL ?? '',
+      embedModel: env.PLATFORM_EMBED_MODEL ?? '',
+      embedBaseUrl: env.PLATFORM_EMBED_BASE_URL ?? '',
+      apiKey: env.PLATFORM_MODEL_API_KEY ?? '',
+    },
+  };
 }
 
 /** Cache instances (spec 3 §4.2); timers are knobs so tests need no real waiting. */
@@ -69,6 +135,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
       rotateRestartDelayMs: num(env.PLATFORM_CACHE_ROTATE_RESTART_DELAY_MS, 0),
       stopOnExit: env.PLATFORM_CACHE_STOP_ON_EXIT === '1' || env.PLATFORM_CACHE_STOP_ON_EXIT === 'true',
     },
+    workloads: workloadConfigFromEnv(env),
     ...overrides,
   };
 }

@@ -39,6 +39,8 @@ export async function startDaemon(config: DaemonConfig, opts: { clock?: Clock; l
     server.listen(config.port, config.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  // Port 0 picks a free port: record the real one so workloads get a reachable SVC_API_URL.
+  config.port = port;
   const url = `http://${config.host}:${port}`;
   let closed = false;
   return {

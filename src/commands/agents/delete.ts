@@ -1,0 +1,18 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../cli/base-command.js';
+import { projectFlag, projectQuery } from '../../cli/agent-flags.js';
+import { agentRoutes } from '../../api/agents.js';
+
+export default class AgentsDelete extends BaseCommand {
+  static override summary = 'Delete an agent or function and stop its instances';
+  static override examples = ['<%= config.bin %> agents delete hello'];
+  static override args = { name: Args.string({ description: 'agent or function name', required: true }) };
+  static override flags = { project: projectFlag };
+
+  async run() {
+    const { args, flags } = await this.parse(AgentsDelete);
+    const res = await (await this.client()).call(agentRoutes.delete, { params: { name: args.name }, query: projectQuery(flags.project, flags.context) });
+    this.print(`deleted ${res.agent.name}`);
+    return res;
+  }
+}

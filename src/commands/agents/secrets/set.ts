@@ -1,0 +1,21 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../../cli/base-command.js';
+import { projectFlag, projectQuery } from '../../../cli/agent-flags.js';
+import { parseKeyValues } from '../../../cli/key-values.js';
+import { agentRoutes } from '../../../api/agents.js';
+
+export default class AgentsSecretsSet extends BaseCommand {
+  static override summary = 'Set secrets (rolls a new revision)';
+  static override examples = ['<%= config.bin %> agents secrets set hello GREETING=hi OTHER=1'];
+  static override strict = false;
+  static override args = { name: Args.string({ description: 'agent or function name', required: true }) };
+  static override flags = { project: projectFlag };
+
+  async run() {
+    const { args, argv, flags } = await this.parse(AgentsSecretsSet);
+    const set = parseKeyValues((argv as string[]).slice(1));
+    const res = await (await this.client()).call(agentRoutes.secretsPatch, { params: { name: args.name }, query: projectQuery(flags.project, flags.context), body: { set } });
+    this.print(`updated ${Object.keys(set).join(', ')} on ${args.name}`);
+    return res;
+  }
+}

@@ -1,0 +1,30 @@
+import { Args, Flags } from '@oclif/core';
+import { cpSync, existsSync, readdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BaseCommand } from '../cli/base-command.js';
+import { AbortError } from '../client/errors.js';
+
+/** templates/ ships beside dist/ in the package. */
+const TEMPLATES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'templates');
+export const TEMPLATE_NAMES = ['function-python', 'function-nodejs', 'function-go', 'function-ruby', 'agent-adk', 'agent-langgraph', 'agent-crewai'];
+
+export default class Init extends BaseCommand {
+  static override summary = 'Create a new agent or function from a template';
+  static override examples = ['<%= config.bin %> init hello --template function-python', '<%= config.bin %> init my-agent --template agent-langgraph'];
+  static override args = { dir: Args.string({ description: 'directory to create (or fill)', default: '.' }) };
+  static override flags = { template: Flags.string({ char: 't', description: 'template', options: TEMPLATE_NAMES, default: 'function-python' }) };
+
+  async run() {
+    const { args, flags } = await this.parse(Init);
+    const source = join(TEMPLATES, flags.template);
+    const target = resolve(args.dir);
+    const files = readdirSync(source);
+    const clash = files.filter((f) => existsSync(join(target, f)));
+    if (clash.length) throw new AbortError(`${args.dir} already has ${clash.join(', ')}`, 'choose an empty directory');
+    cpSync(source, target, { recursive: true });
+    this.print(`created ${flags.template} in ${args.dir}: ${files.join(', ')}`);
+    this.print(`next: ${this.config.bin} deploy ${args.dir}`);
+    return { template: flags.template, dir: target, files };
+  }
+}

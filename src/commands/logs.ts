@@ -1,0 +1,32 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../cli/base-command.js';
+import { projectFlag, projectQuery } from '../cli/agent-flags.js';
+import { agentRoutes } from '../api/agents.js';
+
+export default class Logs extends BaseCommand {
+  static override summary = 'Show the logs of an agent or function';
+  static override examples = ['<%= config.bin %> logs hello', '<%= config.bin %> logs hello -f', '<%= config.bin %> logs hello --history --since 2026-01-01T00:00:00Z --limit 100'];
+  static override args = { name: Args.string({ description: 'agent or function name', required: true }) };
+  static override flags = {
+    follow: Flags.boolean({ char: 'f', description: 'keep printing new lines', exclusive: ['history'] }),
+    history: Flags.boolean({ description: 'persisted lines (kept 14 days) instead of the live instance' }),
+    since: Flags.string({ description: 'with --history: lines at or after this RFC 3339 time' }),
+    limit: Flags.integer({ description: 'with --history: at most this many lines (default 500)', min: 1 }),
+    project: projectFlag,
+  };
+
+  async run() {
+    const { args, flags } = await this.parse(Logs);
+    const client = await this.client();
+    const project = projectQuery(flags.project, flags.context);
+    if (flags.history || this.jsonEnabled()) {
+      const res = await client.call(agentRoutes.logHistory, { params: { name: args.name }, query: { ...project, since: flags.since, limit: flags.limit?.toString() } });
+      for (const l of res.lines) this.print(`${l.ts} ${l.instance} ${l.stream}: ${l.message}`);
+      if (!res.lines.length) this.note(`no persisted lines for ${args.name}`);
+      return res;
+    }
+    const res = await client.request('GET', `/v1/agents/${encodeURIComponent(args.name)}/logs`, { query: { ...project, follow: flags.follow ? 'true' : undefined } });
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) process.stdout.write(chunk);
+    return undefined;
+  }
+}

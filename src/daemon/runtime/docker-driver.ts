@@ -1,0 +1,133 @@
+import Docker from 'dockerode';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { c as tarCreate } from 'tar';
+import { agentHarnessCommand, runtimeCommand, type AgentFramework, type Runtime, type WorkloadCommand } from '../runtimes/index.js';
+import { BuildFailure, type Artifact, type BuildSpec, type Driver, type RunningInstance, type StartSpec } from './driver.js';
+
+const WORKDIR = '/workload';
+
+const quote = (s: string) => JSON.stringify(s);
+
+/**
+ * The docker driver (DESIGN.md): one image per revision built from a configurable base image per
+ * runtime, containers on the host network with a PORT variable, never addressed by bridge IP.
+ * The runtimes module prepares the workload (copies its shim in) on the host; its commands for
+ * `/workload` then run unchanged inside the container.
+ */
+export class DockerDriver implements Driver {
+  readonly name = 'docker' as const;
+  private readonly docker = new Docker();
+
+  constructor(private readonly baseImages: Record<Runtime, string>) {}
+
+  /** True when a Docker engine answers; used by the daemon's driver choice and by tests. */
+  static async available(): Promise<boolean> {
+    try {
+      await new Docker().ping();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async build(spec: BuildSpec, output: (chunk: string) => void, signal: AbortSignal): Promise<Artifact> {
+    const context = mkdtempSync(join(tmpdir(), 'platform-image-'));
+    try {
+      for (const f of spec.files) {
+        const target = join(context, 'src', f.path);
+        mkdirSync(dirname(target), { recursive: true });
+        writeFileSync(target, f.content, { mode: (f.mode & 0o755) | 0o600 });
+      }
+      mkdirSync(join(context, 'src'), { recursive: true });
+      let dockerfile: string;
+      if (spec.framework === 'container') {
+        if (!spec.files.some((f) => f.path === 'Dockerfile')) throw new BuildFailure('the container framework needs a Dockerfile at the top of the source\n');
+        cpSync(join(context, 'src'), join(context, 'ctx'), { recursive: true });
+        dockerfile = 'Dockerfile';
+      } else {
+        const runtime = (spec.runtime ?? 'python') as Runtime;
+        const isAgent = spec.framework !== 'function';
+        const cmds: WorkloadCommand = isAgent ? agentHarnessCommand(spec.framework as AgentFramework, WORKDIR) : runtimeCommand(runtime, WORKDIR);
+        cpSync(join(context, 'src'), join(context, 'ctx', 'workload'), { recursive: true });
+        await cmds.prepare?.(join(context, 'ctx', 'workload'));
+        const base = this.baseImages[isAgent ? 'python' : runtime];
+        // As under the process driver, python workloads import from their own directory.
+        const env = { PYTHONUNBUFFERED: '1', ...(isAgent || runtime === 'python' ? { PYTHONPATH: WORKDIR } : {}), ...cmds.build?.env, ...cmds.start.env };
+        const lines = [
+          `FROM ${base}`,
+          `COPY workload ${WORKDIR}`,
+          `WORKDIR ${WORKDIR}`,
+          ...Object.entries(env).map(([k, v]) => `ENV ${k}=${JSON.stringify(v)}`),
+          ...(spec.files.some((f) => f.path === 'requirements.txt') && (isAgent || runtime === 'python') ? ['RUN python3 -m pip install --no-input -r requirements.txt'] : []),
+          ...(cmds.build ? [`RUN [${[cmds.build.cmd, ...cmds.build.args].map(quote).join(', ')}]`] : []),
+          `CMD [${[cmds.start.cmd, ...cmds.start.args].map(quote).join(', ')}]`,
+        ];
+        writeFileSync(join(context, 'ctx', 'Dockerfile'), lines.join('\n') + '\n');
+        dockerfile = 'Dockerfile';
+      }
+      const tag = `platform-${spec.agentId.slice(0, 8)}:${spec.revision.slice(0, 12)}`;
+      const tarStream = tarCreate({ cwd: join(context, 'ctx'), gzip: false }, ['.']);
+      const stream = await this.docker.buildImage(tarStream as unknown as NodeJS.ReadableStream, { t: tag, dockerfile, abortSignal: signal } as Docker.ImageBuildOptions);
+      await new Promise<void>((resolve, reject) => {
+        this.docker.modem.followProgress(
+          stream,
+          (err: Error | null, res: Array<{ error?: string }>) => {
+            const failed = err?.message ?? res?.find((r) => r.error)?.error;
+            if (failed) reject(new BuildFailure(`${failed}\n`));
+            else resolve();
+          },
+          (ev: { stream?: string; error?: string }) => output(ev.stream ?? (ev.error ? `${ev.error}\n` : '')),
+        );
+      });
+      return { ref: tag };
+    } finally {
+      rmSync(context, { recursive: true, force: true });
+    }
+  }
+
+  async start(spec: StartSpec): Promise<RunningInstance> {
+    const container = await this.docker.createContainer({
+      Image: spec.artifact,
+      name: `platform-${spec.instanceId}`,
+      Env: Object.entries({ ...spec.env, PORT: String(spec.port) }).map(([k, v]) => `${k}=${v}`),
+      HostConfig: { NetworkMode: 'host', AutoRemove: false },
+      Labels: { 'platform.instance': spec.instanceId },
+    });
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    const logs = await container.attach({ stream: true, stdout: true, stderr: true });
+    this.docker.modem.demuxStream(logs, stdout, stderr);
+    logs.on('end', () => {
+      stdout.end();
+      stderr.end();
+    });
+    await container.start();
+    const exited = container
+      .wait()
+      .then((r: { StatusCode: number }) => ({ code: r.StatusCode, signal: null }))
+      .catch(() => ({ code: null, signal: 'SIGKILL' }));
+    return {
+      container: container.id,
+      stdout,
+      stderr,
+      exited,
+      async stop() {
+        await container.stop({ t: 2 }).catch(() => undefined);
+        await exited;
+        await container.remove({ force: true }).catch(() => undefined);
+      },
+    };
+  }
+
+  async reap(leftover: { container?: string | null }): Promise<void> {
+    if (!leftover.container) return;
+    await this.docker.getContainer(leftover.container).remove({ force: true }).catch(() => undefined);
+  }
+
+  async discard(artifact: string): Promise<void> {
+    await this.docker.getImage(artifact).remove({ force: true }).catch(() => undefined);
+  }
+}

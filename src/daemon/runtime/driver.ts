@@ -1,0 +1,59 @@
+import type { Readable } from 'node:stream';
+
+/** What a build needs: the stored source and what kind of workload it is. */
+export interface BuildSpec {
+  agentId: string;
+  /** Revision name; the artifact is per revision and immutable once built. */
+  revision: string;
+  /** Image reference to record (digest-pinned by the caller). */
+  image: string;
+  framework: string;
+  runtime?: string;
+  files: { path: string; content: Buffer; mode: number }[];
+}
+
+export interface Artifact {
+  /** Driver-specific reference: a directory for `process`, an image id for `docker`. */
+  ref: string;
+}
+
+export interface StartSpec {
+  instanceId: string;
+  artifact: string;
+  framework: string;
+  runtime?: string;
+  port: number;
+  env: Record<string, string>;
+}
+
+export interface RunningInstance {
+  pid?: number;
+  container?: string;
+  stdout: Readable;
+  stderr: Readable;
+  /** Resolves when the instance stops for any reason. */
+  exited: Promise<{ code: number | null; signal: string | null }>;
+  /** Stops the instance and everything it started; resolves once it is gone. */
+  stop(): Promise<void>;
+}
+
+/** Thrown by a build that fails; `output` is the build's whole output. */
+export class BuildFailure extends Error {
+  constructor(readonly output: string) {
+    super('build failed');
+  }
+}
+
+/**
+ * One interface, two drivers (DESIGN.md): build(source) -> artifact, start(artifact, env, port)
+ * -> instance, stop, logs (the instance's stdout and stderr streams).
+ */
+export interface Driver {
+  readonly name: 'process' | 'docker';
+  build(spec: BuildSpec, output: (chunk: string) => void, signal: AbortSignal): Promise<Artifact>;
+  start(spec: StartSpec): Promise<RunningInstance>;
+  /** Stops what a previous daemon left running (found through the instances table). */
+  reap(leftover: { pid?: number | null; container?: string | null }): Promise<void>;
+  /** Removes a revision's artifact once no revision refers to it. */
+  discard(artifact: string): Promise<void>;
+}

@@ -1,0 +1,25 @@
+import { request } from 'undici';
+
+/**
+ * Waits until an instance answers GET /healthz with 200, polling quickly so a cold start costs
+ * little more than the shim's own start-up. Fails early when the instance exits first.
+ */
+export async function waitHealthy(port: number, timeoutMs: number, exited: Promise<unknown>): Promise<void> {
+  let gone = false;
+  void exited.then(() => (gone = true));
+  const deadline = Date.now() + timeoutMs;
+  let delay = 5;
+  while (Date.now() < deadline) {
+    if (gone) throw new Error('the instance exited before it answered /healthz');
+    try {
+      const res = await request(`http://127.0.0.1:${port}/healthz`, { headersTimeout: 1000, bodyTimeout: 1000 });
+      await res.body.dump();
+      if (res.statusCode === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(delay * 2, 50);
+  }
+  throw new Error(`the instance did not answer /healthz within ${Math.round(timeoutMs / 1000)} s`);
+}

@@ -1,0 +1,259 @@
+import { randomBytes } from 'node:crypto';
+import type { LogLine } from '../../api/agents.js';
+import type { Driver, RunningInstance } from './driver.js';
+import { waitHealthy } from './health.js';
+import { LogCapture } from './log-capture.js';
+import type { PortAllocator } from './ports.js';
+
+/** What it takes to start one instance of a workload's current revision. */
+export interface LaunchPlan {
+  revision: string;
+  artifact: string;
+  framework: string;
+  runtime?: string;
+  env: Record<string, string>;
+}
+
+export interface SupervisorHooks {
+  /** The revision that should serve now (cheap: called on every request). */
+  currentRevision(key: string): string | undefined;
+  /** Everything needed to start; throws (for example a quota refusal) to refuse the start. */
+  plan(key: string): Promise<LaunchPlan>;
+  log(key: string, line: LogLine): void;
+  /** An instance exited without being asked to. */
+  crashed(key: string, message: string): void;
+  instanceStarted(key: string, info: { id: string; revision: string; pid?: number; container?: string; port: number }): void;
+  instanceStopped(key: string, id: string): void;
+}
+
+export interface SupervisorOptions {
+  idleMs: number;
+  startTimeoutMs: number;
+  restartBackoffMs: number;
+}
+
+interface Live {
+  id: string;
+  port: number;
+  revision: string;
+  run: RunningInstance;
+  logs: LogCapture;
+  stopping: boolean;
+  /** Set once /healthz answered: an exit before that is a failed start, not a crash. */
+  healthy: boolean;
+  startedAt: number;
+}
+
+interface Slot {
+  key: string;
+  live?: Live;
+  starting?: Promise<Live>;
+  lastUsed: number;
+  inflight: number;
+  crashes: number;
+  restartTimer?: NodeJS.Timeout;
+  removed: boolean;
+}
+
+const MAX_BACKOFF_MS = 30_000;
+/** After this many failed restarts in a row the supervisor waits for the next request instead. */
+const MAX_EAGER_RESTARTS = 6;
+
+/**
+ * Runs workloads on scale-to-zero instances (DESIGN.md): the first request starts an instance
+ * and waits for it, an instance idle for `idleMs` stops, a crashed one restarts with doubling
+ * backoff and its crash reaches the logs. One instance serves a workload at a time; a new
+ * revision replaces the old instance on the next request.
+ */
+export class Supervisor {
+  private readonly slots = new Map<string, Slot>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly driver: Driver,
+    private readonly ports: PortAllocator,
+    private readonly opts: SupervisorOptions,
+    private readonly hooks: SupervisorHooks,
+  ) {
+    this.sweeper = setInterval(() => this.sweepIdle(), Math.max(50, Math.min(1000, opts.idleMs / 4)));
+    this.sweeper.unref();
+  }
+
+  /** Gets a serving instance (cold-starting one if needed) and marks the workload busy until `release`. */
+  async acquire(key: string): Promise<{ port: number; instance: string; release(): void }> {
+    const slot = this.slot(key);
+    slot.inflight++;
+    slot.lastUsed = Date.now();
+    try {
+      const live = await this.ensure(slot);
+      let released = false;
+      return {
+        port: live.port,
+        instance: live.id,
+        release: () => {
+          if (released) return;
+          released = true;
+          slot.inflight--;
+          slot.lastUsed = Date.now();
+        },
+      };
+    } catch (e) {
+      slot.inflight--;
+      throw e;
+    }
+  }
+
+  /** Starts an instance now (deploy step) and returns its id. */
+  async warm(key: string): Promise<string> {
+    const slot = this.slot(key);
+    slot.lastUsed = Date.now();
+    return (await this.ensure(slot)).id;
+  }
+
+  /** The instance serving now, for live logs; undefined when scaled to zero. */
+  live(key: string): LogCapture | undefined {
+    const l = this.slots.get(key)?.live;
+    return l && !l.stopping ? l.logs : undefined;
+  }
+
+  runningKeys(): string[] {
+    return [...this.slots.values()].filter((s) => s.live && !s.live.stopping).map((s) => s.key);
+  }
+
+  /** Stops every instance of a workload and forgets it (delete). */
+  async remove(key: string): Promise<void> {
+    const slot = this.slots.get(key);
+    if (!slot) return;
+    slot.removed = true;
+    clearTimeout(slot.restartTimer);
+    this.slots.delete(key);
+    await slot.starting?.catch(() => undefined);
+    if (slot.live) await this.stop(slot.live, 'workload deleted');
+  }
+
+  /** Stops the current instance so the next request starts the newest revision with its settings. */
+  async recycle(key: string, why: string): Promise<void> {
+    const slot = this.slots.get(key);
+    if (!slot) return;
+    clearTimeout(slot.restartTimer);
+    slot.crashes = 0;
+    await slot.starting?.catch(() => undefined);
+    const live = slot.live;
+    slot.live = undefined;
+    if (live) await this.stop(live, why);
+  }
+
+  async stopAll(): Promise<void> {
+    clearInterval(this.sweeper);
+    await Promise.all([...this.slots.keys()].map((k) => this.remove(k)));
+  }
+
+  private slot(key: string): Slot {
+    let s = this.slots.get(key);
+    if (!s) {
+      s = { key, lastUsed: Date.now(), inflight: 0, crashes: 0, removed: false };
+      this.slots.set(key, s);
+    }
+    return s;
+  }
+
+  private async ensure(slot: Slot): Promise<Live> {
+    const want = this.hooks.currentRevision(slot.key);
+    const live = slot.live;
+    if (live && !live.stopping && live.revision === want) return live;
+    if (live && live.revision !== want) {
+      slot.live = undefined;
+      void this.stop(live, `replaced by revision ${want}`);
+    }
+    if (!slot.starting) {
+      slot.starting = this.launch(slot).finally(() => (slot.starting = undefined));
+    }
+    return slot.starting;
+  }
+
+  private async launch(slot: Slot): Promise<Live> {
+    const plan = await this.hooks.plan(slot.key);
+    const port = await this.ports.take();
+    const id = `${plan.revision}-${randomBytes(3).toString('hex')}`;
+    const logs = new LogCapture(id, plan.revision, (line) => this.hooks.log(slot.key, line));
+    let run: RunningInstance;
+    try {
+      run = await this.driver.start({ instanceId: id, artifact: plan.artifact, framework: plan.framework, runtime: plan.runtime, port, env: plan.env });
+    } catch (e) {
+      this.ports.release(port);
+      throw e;
+    }
+    logs.attach(run.stdout, 'stdout');
+    logs.attach(run.stderr, 'stderr');
+    logs.push('system', `instance ${id} starting on 127.0.0.1:${port}`);
+    const live: Live = { id, port, revision: plan.revision, run, logs, stopping: false, healthy: false, startedAt: Date.now() };
+    this.hooks.instanceStarted(slot.key, { id, revision: plan.revision, pid: run.pid, container: run.container, port });
+    void run.exited.then((r) => this.exited(slot, live, r));
+    try {
+      await waitHealthy(port, this.opts.startTimeoutMs, run.exited);
+    } catch (e) {
+      const tail = logs
+        .lines()
+        .filter((l) => l.stream !== 'system')
+        .slice(-20)
+        .map((l) => l.message)
+        .join('\n');
+      await this.stop(live, 'failed to start');
+      throw new Error(`${(e as Error).message}${tail ? `\n${tail}` : ''}`);
+    }
+    live.healthy = true;
+    logs.push('system', `instance ${id} ready`);
+    if (slot.removed) {
+      await this.stop(live, 'workload deleted');
+      throw new Error('the workload was deleted');
+    }
+    slot.live = live;
+    return live;
+  }
+
+  private exited(slot: Slot, live: Live, r: { code: number | null; signal: string | null }): void {
+    this.ports.release(live.port);
+    this.hooks.instanceStopped(slot.key, live.id);
+    const how = r.signal ? `signal ${r.signal}` : `exit code ${r.code}`;
+    if (live.stopping || !live.healthy) {
+      if (!live.stopping) live.logs.push('system', `instance ${live.id} exited before it was ready (${how})`);
+      live.logs.close();
+      return;
+    }
+    const message = `instance ${live.id} crashed (${how})`;
+    if (Date.now() - live.startedAt > 60_000) slot.crashes = 0;
+    slot.crashes++;
+    const delay = Math.min(MAX_BACKOFF_MS, this.opts.restartBackoffMs * 2 ** (slot.crashes - 1));
+    const eager = slot.crashes <= MAX_EAGER_RESTARTS;
+    live.logs.push('system', `${message}; ${eager ? `restarting in ${delay} ms` : 'restarting on the next request'}`);
+    live.logs.close();
+    if (slot.live === live) slot.live = undefined;
+    this.hooks.crashed(slot.key, `${message} at ${new Date().toISOString()}; ${eager ? 'restarted with backoff' : 'restarts on the next request'}`);
+    if (slot.removed || !eager) return;
+    clearTimeout(slot.restartTimer);
+    slot.restartTimer = setTimeout(() => {
+      if (slot.removed || slot.live || slot.starting) return;
+      this.ensure(slot).catch(() => undefined);
+    }, delay);
+    slot.restartTimer.unref();
+  }
+
+  private async stop(live: Live, why: string): Promise<void> {
+    if (live.stopping) return;
+    live.stopping = true;
+    live.logs.push('system', `instance ${live.id} stopping: ${why}`);
+    await live.run.stop();
+  }
+
+  private sweepIdle(): void {
+    const now = Date.now();
+    for (const slot of this.slots.values()) {
+      const live = slot.live;
+      if (!live || live.stopping || slot.inflight > 0) continue;
+      if (now - slot.lastUsed >= this.opts.idleMs) {
+        slot.live = undefined;
+        void this.stop(live, `scaled to zero after ${Math.round((now - slot.lastUsed) / 1000)} s idle`);
+      }
+    }
+  }
+}

@@ -1,0 +1,193 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { request, errors as undiciErrors } from 'undici';
+import { InvokeBody, LIMITS, type AgentConfig } from '../../../api/agents.js';
+import { ApiError, badRequest, unauthorized } from '../../http/errors.js';
+import { readBody } from '../../http/body.js';
+import { parseInput } from '../../http/validate.js';
+import { sendJson } from '../../http/router.js';
+import { randomString } from '../../ids.js';
+import type { Principal } from '../auth/principal.js';
+import { requireProjectAccess, projectAccess } from '../accounts/access.js';
+import { invokeProject, unknownAgent } from './access.js';
+import type { Deps } from './service.js';
+import { agentStore, type AgentRow } from './store.js';
+import { clampTimeout } from './view.js';
+
+export const INVOKE_AUTH_MESSAGE =
+  'invoke requires a credential on this platform (INVOKE_AUTH_REQUIRED is true): send Authorization: Bearer <token>';
+/** Anonymous callers choosing their own session id need this many characters (spec 1 §4.12). */
+export const ANON_SESSION_MIN = 24;
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate', 'host']);
+
+/**
+ * Resolves the agent an invoke targets and applies the data-plane gate (spec 1 §5): open unless
+ * INVOKE_AUTH_REQUIRED, in which case a credential with a role on the project is needed.
+ */
+export function invokeTarget(d: Deps, principal: Principal | undefined, name: string, projectRef: string | undefined): AgentRow {
+  const required = d.ctx.config.invokeAuthRequired;
+  if (required && !principal) throw unauthorized(INVOKE_AUTH_MESSAGE);
+  const project = invokeProject(d.ctx, principal, projectRef, required);
+  if (required && principal) requireProjectAccess(projectAccess(d.ctx.db, d.ctx.clock, principal, project), 'member');
+  const agent = agentStore.byName(d.ctx.db, project.id, name);
+  if (!agent) throw unknownAgent(name);
+  if (!agent.latest_revision) throw new ApiError(503, `agent ${name} has no serving revision yet (state ${agent.state}${agent.message ? `: ${agent.message.slice(0, 200)}` : ''})`, { 'Retry-After': '2' });
+  return agent;
+}
+
+/** Reads the invoke body: 1 MiB cap, JSON object, only the four fields survive (spec 1 §4.12). */
+export async function readInvokeBody(req: IncomingMessage, principal: Principal | undefined): Promise<InvokeBody & { session_id: string; user_id: string }> {
+  const raw = await readBody(req, LIMITS.invokeBytes);
+  let parsed: unknown = {};
+  if (raw.length) {
+    try {
+      parsed = JSON.parse(raw.toString('utf8'));
+    } catch (e) {
+      throw badRequest(`invalid JSON: ${(e as Error).message}`);
+    }
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw badRequest('invalid body: expected a JSON object');
+  const src = parsed as Record<string, unknown>;
+  const kept = Object.fromEntries(['message', 'session_id', 'user_id', 'memorize'].filter((k) => k in src).map((k) => [k, src[k]]));
+  const body = parseInput(InvokeBody, kept, 'body');
+  if (!principal && body.session_id !== undefined && body.session_id.length < ANON_SESSION_MIN) {
+    throw badRequest(`session_id from an anonymous caller must be at least ${ANON_SESSION_MIN} unguessable characters; omit it and the platform generates one`);
+  }
+  const person = principal?.email && /^[A-Za-z0-9_.:@-]{1,128}$/.test(principal.email) ? principal.email : 'anonymous';
+  return { ...body, session_id: body.session_id ?? randomString(32), user_id: body.user_id ?? person };
+}
+
+/** A serving instance for the agent, cold-starting one; a start that fails is a 503 naming why. */
+export async function acquire(d: Deps, agent: AgentRow) {
+  try {
+    return await d.rt.supervisor.acquire(agent.id);
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    throw new ApiError(503, `agent ${agent.name} could not start an instance: ${(e as Error).message}`.slice(0, 4000), { 'Retry-After': '2' });
+  }
+}
+
+/** Reads an upstream body up to a cap; over the cap is a 502 (spec 1 §8.1). */
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, cap: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of body) {
+    size += c.length;
+    if (size > cap) {
+      body.destroy();
+      throw new ApiError(502, `upstream response exceeds ${cap} bytes`);
+    }
+    chunks.push(c);
+  }
+  return Buffer.concat(chunks);
+}
+
+function timeoutError(name: string, seconds: number): ApiError {
+  return new ApiError(504, `agent ${name} did not answer within ${seconds} s (timeout_seconds)`);
+}
+
+function upstreamError(name: string, e: unknown, seconds: number): ApiError {
+  if (e instanceof ApiError) return e;
+  if (e instanceof undiciErrors.HeadersTimeoutError || e instanceof undiciErrors.BodyTimeoutError || (e as Error).name === 'TimeoutError') return timeoutError(name, seconds);
+  return new ApiError(502, `agent ${name} failed to answer: ${(e as Error).message}`);
+}
+
+/**
+ * POST /v1/agents/{name}/invoke and /invoke/stream. Functions get the surviving fields as their
+ * event and their JSON passes through with session and user ids filled only when absent and
+ * the handler's statusCode as the status; agents' harness responses stream through unchanged.
+ */
+export async function invoke(d: Deps, principal: Principal | undefined, agent: AgentRow, req: IncomingMessage, res: ServerResponse, stream: boolean): Promise<void> {
+  const body = await readInvokeBody(req, principal);
+  const cfg = JSON.parse(agent.config) as AgentConfig;
+  const seconds = clampTimeout(cfg.timeout_seconds);
+  const lease = await acquire(d, agent);
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(timeoutError(agent.name, seconds)), seconds * 1000);
+  res.on('close', () => abort.abort(new Error('client went away')));
+  try {
+    const path = agent.kind === 'function' ? '/' : stream ? '/invoke/stream' : '/invoke';
+    let up;
+    try {
+      up = await request(`http://127.0.0.1:${lease.port}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: abort.signal,
+        headersTimeout: seconds * 1000,
+        bodyTimeout: seconds * 1000,
+      });
+    } catch (e) {
+      throw upstreamError(agent.name, abort.signal.reason ?? e, seconds);
+    }
+    if (agent.kind === 'function') {
+      // The one body we must hold: ids are filled into the handler's JSON.
+      let raw: Buffer;
+      try {
+        raw = await readCapped(up.body, LIMITS.upstreamBytes);
+      } catch (e) {
+        throw upstreamError(agent.name, e, seconds);
+      }
+      let out: unknown;
+      try {
+        out = JSON.parse(raw.toString('utf8'));
+      } catch {
+        throw new ApiError(502, `function ${agent.name} answered with a body that is not JSON`);
+      }
+      if (out && typeof out === 'object' && !Array.isArray(out)) {
+        const o = out as Record<string, unknown>;
+        if (o.session_id === undefined) o.session_id = body.session_id;
+        if (o.user_id === undefined) o.user_id = body.user_id;
+      }
+      if (stream) {
+        res.statusCode = up.statusCode;
+        res.setHeader('Content-Type', 'application/x-ndjson');
+        res.end(JSON.stringify(out) + '\n');
+      } else {
+        sendJson(res, up.statusCode, out);
+      }
+      return;
+    }
+    await pipeUpstream(up, res, agent.name, LIMITS.upstreamBytes, stream ? 'application/x-ndjson' : undefined);
+  } finally {
+    clearTimeout(timer);
+    lease.release();
+  }
+}
+
+/**
+ * Streams an upstream response to the client as it arrives, counting bytes: a declared length
+ * over the cap is a 502 before anything is sent; an undeclared one is cut off at the cap.
+ */
+export async function pipeUpstream(
+  up: { statusCode: number; headers: Record<string, string | string[] | undefined>; body: AsyncIterable<Buffer> & { destroy(): void } },
+  res: ServerResponse,
+  name: string,
+  cap: number,
+  contentType?: string,
+): Promise<void> {
+  const declared = Number(up.headers['content-length']);
+  if (Number.isFinite(declared) && declared > cap) {
+    up.body.destroy();
+    throw new ApiError(502, `upstream response exceeds ${cap} bytes`);
+  }
+  res.statusCode = up.statusCode;
+  for (const [k, v] of Object.entries(up.headers)) if (v !== undefined && !HOP_BY_HOP.has(k.toLowerCase())) res.setHeader(k, v);
+  if (contentType) res.setHeader('Content-Type', contentType);
+  res.flushHeaders();
+  let size = 0;
+  try {
+    for await (const c of up.body) {
+      size += c.length;
+      if (size > cap) {
+        up.body.destroy();
+        res.destroy(new Error(`upstream response from ${name} exceeds ${cap} bytes`));
+        return;
+      }
+      if (!res.write(c)) await new Promise((r) => res.once('drain', r));
+    }
+    res.end();
+  } catch {
+    res.destroy();
+  }
+}

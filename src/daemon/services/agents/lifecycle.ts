@@ -1,0 +1,345 @@
+import { createHash } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LogLine } from '../../../api/agents.js';
+import type { AreaContext } from '../../area.js';
+import { isoNow } from '../../clock.js';
+import type { Db } from '../../store/db.js';
+import { tx } from '../../store/db.js';
+import { ApiError } from '../../http/errors.js';
+import { newId } from '../../ids.js';
+import { createWorkloadKey } from '../auth/keys.js';
+import { BuildQueue } from '../../runtime/build-queue.js';
+import { BuildFailure, type Driver } from '../../runtime/driver.js';
+import { ProcessDriver } from '../../runtime/process-driver.js';
+import { DockerDriver } from '../../runtime/docker-driver.js';
+import { PortAllocator } from '../../runtime/ports.js';
+import { Supervisor, type LaunchPlan } from '../../runtime/supervisor.js';
+import { agentStore, type AgentRow, type BuildRow, type RevisionRow } from './store.js';
+import { buildMessage, clampTimeout } from './view.js';
+import { refusedEnvGroup } from './env-rules.js';
+import type { AgentConfig } from '../../../api/agents.js';
+
+const quota = (db: Db, projectId: string, resource: string): number =>
+  (db.prepare('SELECT value FROM acct_project_quotas WHERE project_id = ? AND resource = ?').get(projectId, resource) as { value: number } | undefined)
+    ?.value ?? 0;
+
+const projectShort = (db: Db, projectId: string) => (db.prepare('SELECT short FROM acct_projects WHERE id = ?').get(projectId) as { short: string }).short;
+
+/**
+ * Everything that happens to an agent after the API accepted a change: the build queue, the
+ * build itself, the deploying step, revisions, instances (through the supervisor) and logs.
+ * The routes and service never touch a driver; this never sees HTTP.
+ */
+export class AgentRuntime {
+  readonly driver: Driver;
+  readonly ports: PortAllocator;
+  readonly supervisor: Supervisor;
+  private readonly queue: BuildQueue;
+  private readonly aborts = new Map<string, AbortController>();
+  private pendingLogs: { agentId: string; line: LogLine }[] = [];
+  private readonly timers: NodeJS.Timeout[] = [];
+  private stopped = false;
+
+  constructor(private readonly ctx: AreaContext) {
+    const w = ctx.config.workloads;
+    const workloads = join(ctx.config.home, 'workloads');
+    this.driver = w.driver === 'docker' ? new DockerDriver(w.dockerImages) : new ProcessDriver(workloads, join(ctx.config.home, 'cache'));
+    this.ports = new PortAllocator(w.portMin, w.portMax);
+    this.supervisor = new Supervisor(this.driver, this.ports, { idleMs: w.idleMs, startTimeoutMs: Math.min(w.deployTimeoutMs, 30_000), restartBackoffMs: w.restartBackoffMs }, {
+      currentRevision: (id) => agentStore.byId(ctx.db, id)?.latest_revision ?? undefined,
+      plan: async (id) => this.plan(id),
+      log: (id, line) => this.queueLog(id, line),
+      crashed: (id, message) => {
+        const a = agentStore.byId(ctx.db, id);
+        if (a) agentStore.update(ctx.db, id, { message }, isoNow(ctx.clock));
+      },
+      instanceStarted: (id, i) =>
+        agentStore.insertInstance(ctx.db, { id: i.id, agent_id: id, revision: i.revision, driver: this.driver.name, pid: i.pid ?? null, container: i.container ?? null, port: i.port, started_at: isoNow(ctx.clock) }),
+      instanceStopped: (_id, instance) => agentStore.deleteInstance(ctx.db, instance),
+    });
+    this.queue = new BuildQueue(w.buildConcurrency, (id) => this.runBuild(id));
+  }
+
+  /** Start-up reconcile (daemon restart): reap leftovers, resume builds, finish deploys. */
+  async start(): Promise<void> {
+    const { db } = this.ctx;
+    for (const row of agentStore.instances(db)) {
+      await this.driver.reap(row).catch(() => undefined);
+      agentStore.deleteInstance(db, row.id);
+    }
+    // Builds claimed by a daemon that died are run again: this daemon is the only builder.
+    for (const b of agentStore.buildsInState(db, 'running')) agentStore.requeueBuild(db, b.id);
+    for (const b of agentStore.buildsInState(db, 'queued')) this.queue.enqueue(b.id);
+    for (const a of agentStore.all(db)) {
+      if (a.state === 'deploying' && a.latest_revision) void this.deploy(a.id);
+      if (a.state === 'building' && !agentStore.activeBuild(db, a.id)) {
+        agentStore.update(db, a.id, { state: 'failed', message: 'the build was interrupted by a daemon restart; redeploy to build again' }, isoNow(this.ctx.clock));
+      }
+    }
+    const w = this.ctx.config.workloads;
+    this.every(250, () => this.flushLogs());
+    this.every(Math.max(200, Math.min(60_000, w.buildQueueWaitMs / 4)), () => this.expireQueuedBuilds());
+    this.pruneLogs();
+    this.every(3_600_000, () => this.pruneLogs());
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    for (const a of this.aborts.values()) a.abort();
+    await this.supervisor.stopAll();
+    this.flushLogs();
+  }
+
+  /** Queues a build; the caller has inserted the row in its transaction. */
+  enqueue(buildId: string): void {
+    this.queue.enqueue(buildId);
+  }
+
+  /** Cancels a running build (superseded by a newer deploy after a stale claim). */
+  abortBuild(buildId: string): void {
+    this.aborts.get(buildId)?.abort();
+  }
+
+  /** Artifacts (directories or images) of every revision, to discard after a delete. */
+  artifacts(agentId: string): string[] {
+    return [...new Set((this.ctx.db.prepare('SELECT DISTINCT artifact FROM agents_revisions WHERE agent_id = ? AND artifact IS NOT NULL').all(agentId) as { artifact: string }[]).map((r) => r.artifact))];
+  }
+
+  /** Stops every instance of a deleted agent, frees its ports and removes its artifacts. */
+  async removeAgent(agentId: string, artifacts: string[]): Promise<void> {
+    await this.supervisor.remove(agentId);
+    for (const a of artifacts) await this.driver.discard(a).catch(() => undefined);
+    if (this.driver.name === 'process') rmSync(join(this.ctx.config.home, 'workloads', agentId), { recursive: true, force: true });
+  }
+
+  /** Replaces the running instance after a settings change so the new revision serves next. */
+  async recycle(agentId: string, why: string): Promise<void> {
+    await this.supervisor.recycle(agentId, why);
+  }
+
+  /** Running instances per project, for the instances quota. */
+  runningIn(projectId: string): number {
+    return this.supervisor.runningKeys().filter((id) => agentStore.byId(this.ctx.db, id)?.project_id === projectId).length;
+  }
+
+  private every(ms: number, fn: () => void): void {
+    const t = setInterval(fn, ms);
+    t.unref();
+    this.timers.push(t);
+  }
+
+  private async runBuild(buildId: string): Promise<void> {
+    const { db, clock } = this.ctx;
+    if (this.stopped || !agentStore.claimBuild(db, buildId, isoNow(clock))) return;
+    const build = agentStore.build(db, buildId)!;
+    const agent = agentStore.byId(db, build.agent_id);
+    if (!agent) return;
+    let output = '';
+    const append = (c: string) => {
+      // Keep the head (the message shows the first 4000 characters) and a bounded tail.
+      if (output.length < 256 * 1024) output += c;
+    };
+    const abort = new AbortController();
+    this.aborts.set(buildId, abort);
+    const limit = setTimeout(() => {
+      append(`\nbuild exceeded the time limit of ${Math.round(this.ctx.config.workloads.buildTimeoutMs / 1000)} s\n`);
+      abort.abort();
+    }, this.ctx.config.workloads.buildTimeoutMs);
+    const files = agentStore.files(db, agent.id);
+    const short = projectShort(db, agent.project_id);
+    const digest = createHash('sha256');
+    digest.update(`${agent.framework}\0${agent.runtime ?? ''}\0`);
+    for (const f of files) digest.update(`${f.path}\0${f.content.length}\0`).update(f.content);
+    const image = `local/${short}/${agent.name}@sha256:${digest.digest('hex')}`;
+    let artifact: string | undefined;
+    try {
+      append(`build ${buildId} for ${agent.name} (${agent.framework}${agent.runtime ? `/${agent.runtime}` : ''}) on the ${this.driver.name} driver\n`);
+      artifact = (await this.driver.build({ agentId: agent.id, revision: buildId, image, framework: agent.framework, runtime: agent.runtime ?? undefined, files }, append, abort.signal)).ref;
+      if (abort.signal.aborted) throw new BuildFailure('');
+    } catch (e) {
+      if (!(e instanceof BuildFailure)) append(`${(e as Error).message}\n`);
+      else append(e.output);
+      clearTimeout(limit);
+      this.aborts.delete(buildId);
+      tx(db, () => {
+        if (agentStore.build(db, buildId)?.state !== 'running') return;
+        agentStore.finishBuild(db, buildId, 'failed', output, isoNow(clock));
+        agentStore.update(db, agent.id, { state: 'failed', message: buildMessage(output) }, isoNow(clock));
+      });
+      return;
+    }
+    clearTimeout(limit);
+    this.aborts.delete(buildId);
+    const committed = tx(db, () => {
+      const current = agentStore.byId(db, agent.id);
+      if (!current || agentStore.build(db, buildId)?.state !== 'running') return false;
+      agentStore.finishBuild(db, buildId, 'succeeded', output, isoNow(clock));
+      this.insertRevision(current, build.reason, buildId, image, artifact!);
+      return true;
+    });
+    if (committed) await this.deploy(agent.id);
+  }
+
+  /** Rolls an immutable revision from the agent's current settings (spec 1 §9). Call inside tx. */
+  insertRevision(agent: AgentRow, reason: RevisionRow['reason'], buildId: string, image: string | null, artifact: string | null): RevisionRow {
+    const { db, clock } = this.ctx;
+    const seq = agentStore.nextRevisionSeq(db, agent.id);
+    const row: RevisionRow = {
+      id: newId(),
+      agent_id: agent.id,
+      seq,
+      name: `${agent.name}-${String(seq).padStart(5, '0')}`,
+      reason,
+      build_id: buildId,
+      image,
+      artifact,
+      env: JSON.stringify(agentStore.kv(db, 'agents_env', agent.id)),
+      secret_keys: JSON.stringify(Object.keys(agentStore.kv(db, 'agents_secrets', agent.id))),
+      config: agent.config,
+      created_at: isoNow(clock),
+    };
+    agentStore.insertRevision(db, row);
+    const change: Partial<AgentRow> = { latest_revision: row.name };
+    if (image) change.image = image;
+    if (reason === 'deploy' || reason === 'redeploy') Object.assign(change, { state: 'deploying', message: '' });
+    agentStore.update(db, agent.id, change, isoNow(clock));
+    return row;
+  }
+
+  /**
+   * The deploying step: wait for the project's service quota to admit the revision, then start
+   * an instance and see /healthz answer. A not-ready condition older than the deploy timeout
+   * (two minutes) fails the agent (spec 1 §3).
+   */
+  private async deploy(agentId: string): Promise<void> {
+    const { db, clock } = this.ctx;
+    const deadline = Date.now() + this.ctx.config.workloads.deployTimeoutMs;
+    let agent = agentStore.byId(db, agentId);
+    while (agent && !this.stopped) {
+      const limit = quota(db, agent.project_id, 'services');
+      const others = (
+        db.prepare(`SELECT COUNT(*) AS n FROM agents_agents WHERE project_id = ? AND id != ? AND state IN ('ready','deploying') AND latest_revision IS NOT NULL`).get(agent.project_id, agentId) as {
+          n: number;
+        }
+      ).n;
+      if (!limit || others + 1 <= limit) break;
+      const message = `project at its service limit: ${others} of ${limit} services used; the revision will serve when one is freed`;
+      if (Date.now() > deadline) {
+        agentStore.update(db, agentId, { state: 'failed', message }, isoNow(clock));
+        return;
+      }
+      if (agent.message !== message) agentStore.update(db, agentId, { message }, isoNow(clock));
+      await new Promise((r) => setTimeout(r, Math.min(1000, Math.max(50, this.ctx.config.workloads.deployTimeoutMs / 20))));
+      agent = agentStore.byId(db, agentId);
+    }
+    if (!agent || this.stopped) return;
+    const revision = agent.latest_revision;
+    try {
+      await this.supervisor.recycle(agentId, `revision ${revision} is deploying`);
+      await this.supervisor.warm(agentId);
+    } catch (e) {
+      const now = agentStore.byId(db, agentId);
+      if (now && now.latest_revision === revision && now.state === 'deploying') {
+        agentStore.update(db, agentId, { state: 'failed', message: `revision ${revision} did not become ready: ${(e as Error).message}`.slice(0, 4100) }, isoNow(clock));
+      }
+      return;
+    }
+    tx(db, () => {
+      const now = agentStore.byId(db, agentId);
+      if (now && now.latest_revision === revision && now.state === 'deploying') agentStore.update(db, agentId, { state: 'ready', message: '' }, isoNow(clock));
+    });
+  }
+
+  /** Everything an instance needs: the newest revision's artifact and the workload's environment. */
+  private plan(agentId: string): LaunchPlan {
+    const { db } = this.ctx;
+    const agent = agentStore.byId(db, agentId);
+    if (!agent || !agent.latest_revision) throw new ApiError(503, 'the agent has no built revision yet');
+    const rev = agentStore.revisionByName(db, agentId, agent.latest_revision)!;
+    const limit = quota(db, agent.project_id, 'instances');
+    if (limit && this.runningIn(agent.project_id) >= limit) {
+      throw new ApiError(503, `project at its running-instance limit: ${this.runningIn(agent.project_id)} of ${limit} instances in use`, { 'Retry-After': '5' });
+    }
+    return { revision: rev.name, artifact: rev.artifact!, framework: agent.framework, runtime: agent.runtime ?? undefined, env: this.workloadEnv(agent, rev) };
+  }
+
+  /**
+   * The workload's environment (spec 1 §4.12): the agent's own env, then secrets, then the
+   * platform's names, which always win. Model variables are platform defaults that env may
+   * override; MODEL_API_KEY comes from the agent's secret when set.
+   */
+  workloadEnv(agent: AgentRow, rev: RevisionRow): Record<string, string> {
+    const { db, config, clock } = this.ctx;
+    const env = JSON.parse(rev.env) as Record<string, string>;
+    // Secrets may carry any name (spec 1 §4.12), but reserved process names are never injected:
+    // a secret called PATH must not break the runtime.
+    const secrets = Object.fromEntries(Object.entries(agentStore.kv(db, 'agents_secrets', agent.id)).filter(([k]) => refusedEnvGroup(k) !== 'reserved'));
+    const m = config.workloads.model;
+    const cfg = JSON.parse(rev.config) as AgentConfig;
+    let key = agent.workload_key;
+    if (!key) {
+      key = createWorkloadKey(db, clock, agent.project_id, agent.name);
+      agentStore.update(db, agent.id, { workload_key: key }, isoNow(clock));
+    }
+    const defaults: Record<string, string> = { MODEL_BASE_URL: m.baseUrl, CHAT_MODEL: m.chatModel, EMBED_MODEL: m.embedModel, EMBED_BASE_URL: m.embedBaseUrl };
+    return {
+      ...Object.fromEntries(Object.entries(defaults).filter(([, v]) => v)),
+      ...env,
+      ...secrets,
+      ...(secrets.MODEL_API_KEY || m.apiKey ? { MODEL_API_KEY: secrets.MODEL_API_KEY || m.apiKey } : {}),
+      AGENT_NAME: agent.name,
+      AGENT_IMAGE: agent.image ?? '',
+      PROJECT_SHORT: projectShort(db, agent.project_id),
+      SVC_API_URL: `http://${config.host}:${config.port}`,
+      SVC_PROJECT_ID: agent.project_id,
+      SVC_PROJECT_KEY: key,
+      PLATFORM_REQUEST_TIMEOUT_SECONDS: String(clampTimeout(cfg.timeout_seconds)),
+    };
+  }
+
+  private queueLog(agentId: string, line: LogLine): void {
+    this.pendingLogs.push({ agentId, line });
+    if (this.pendingLogs.length >= 500) this.flushLogs();
+  }
+
+  /** Persists captured lines in batches: one transaction per flush keeps logging cheap. */
+  flushLogs(): void {
+    if (!this.pendingLogs.length) return;
+    const batch = this.pendingLogs;
+    this.pendingLogs = [];
+    const { db } = this.ctx;
+    if (!db.open) return;
+    tx(db, () => {
+      for (const { agentId, line } of batch) {
+        try {
+          agentStore.insertLogs(db, agentId, [line]);
+        } catch {
+          // the agent was deleted meanwhile: its lines go with it
+        }
+      }
+    });
+  }
+
+  private pruneLogs(): void {
+    const before = new Date(this.ctx.clock.now() - this.ctx.config.workloads.logRetentionMs).toISOString();
+    agentStore.pruneLogs(this.ctx.db, before);
+  }
+
+  /** A build that never reaches a builder slot fails after the queue wait (spec 1 §3, §8.5). */
+  private expireQueuedBuilds(): void {
+    const { db, clock, config } = this.ctx;
+    const cutoff = clock.now() - config.workloads.buildQueueWaitMs;
+    for (const b of agentStore.buildsInState(db, 'queued') as BuildRow[]) {
+      if (Date.parse(b.queued_at) > cutoff) continue;
+      const minutes = Math.round(config.workloads.buildQueueWaitMs / 60_000);
+      const message = `the build never started: it waited ${minutes >= 1 ? `${minutes} minutes` : `${Math.round(config.workloads.buildQueueWaitMs / 1000)} s`} for a builder slot`;
+      tx(db, () => {
+        if (agentStore.build(db, b.id)?.state !== 'queued') return;
+        agentStore.finishBuild(db, b.id, 'failed', message, isoNow(clock));
+        agentStore.update(db, b.agent_id, { state: 'failed', message }, isoNow(clock));
+      });
+    }
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * Schema of the agents area. Agents are mutable rows; revisions are immutable snapshots
+ * (spec 1 §9); builds carry the queue state so a restart can resume them; files are the
+ * editable stored source (latest version only, spec 1 §8.6).
+ */
+export const agentMigrations = [
+  `
+  CREATE TABLE agents_agents (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES acct_projects(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('agent','function')),
+    framework TEXT NOT NULL,
+    runtime TEXT,
+    owner TEXT,
+    state TEXT NOT NULL CHECK (state IN ('building','deploying','ready','failed')),
+    message TEXT NOT NULL DEFAULT '',
+    image TEXT,
+    latest_revision TEXT,
+    config TEXT NOT NULL DEFAULT '{}',
+    workload_key TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE (project_id, name)
+  );
+  CREATE TABLE agents_revisions (
+    id TEXT PRIMARY KEY,
+    agent_id TEXT NOT NULL REFERENCES agents_agents(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    build_id TEXT NOT NULL,
+    image TEXT,
+    artifact TEXT,
+    env TEXT NOT NULL DEFAULT '{}',
+    secret_keys TEXT NOT NULL DEFAULT '[]',
+    config TEXT NOT NULL DEFAULT '{}',
+    created_at TEXT NOT NULL,
+    UNIQUE (agent_id, seq)
+  );
+  CREATE TABLE agents_builds (
+    id TEXT PRIMARY KEY,
+    agent_id TEXT NOT NULL REFERENCES agents_agents(id) ON DELETE CASCADE,
+    reason TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('queued','running','succeeded','failed','superseded')),
+    queued_at TEXT NOT NULL,
+    claimed_at TEXT,
+    finished_at TEXT,
+    output TEXT NOT NULL DEFAULT ''
+  );
+  CREATE INDEX agents_builds_agent ON agents_builds(agent_id, state);
+  CREATE TABLE agents_files (
+    agent_id TEXT NOT NULL REFERENCES agents_agents(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    content BLOB NOT NULL,
+    mode INTEGER NOT NULL DEFAULT 420,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (agent_id, path)
+  );
+  CREATE TABLE agents_secrets (
+    agent_id TEXT NOT NULL REFERENCES agents_agents(id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (agent_id, key)
+  );
+  CREATE TABLE agents_env (
+    agent_id TEXT NOT NULL REFERENCES agents_agents(id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (agent_id, key)
+  );
+  -- Log lines outlive instances but not their agent; retention prunes by ts.
+  CREATE TABLE agents_logs (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    agent_id TEXT NOT NULL REFERENCES agents_agents(id) ON DELETE CASCADE,
+    ts TEXT NOT NULL,
+    revision TEXT NOT NULL,
+    instance TEXT NOT NULL,
+    stream TEXT NOT NULL,
+    message TEXT NOT NULL
+  );
+  CREATE INDEX agents_logs_agent ON agents_logs(agent_id, seq);
+  CREATE INDEX agents_logs_ts ON agents_logs(ts);
+  -- Running instances, so a restarted daemon can find and stop what a killed one left behind.
+  CREATE TABLE agents_instances (
+    id TEXT PRIMARY KEY,
+    agent_id TEXT NOT NULL,
+    revision TEXT NOT NULL,
+    driver TEXT NOT NULL,
+    pid INTEGER,
+    container TEXT,
+    port INTEGER NOT NULL,
+    started_at TEXT NOT NULL
+  );
+  `,
+];

@@ -1,0 +1,51 @@
+import { request } from 'undici';
+import type { RequestContext } from '../../http/router.js';
+import { ApiError } from '../../http/errors.js';
+import { findProject } from '../accounts/access.js';
+import { acquire, invokeTarget, pipeUpstream } from './invoke.js';
+import type { Deps } from './service.js';
+import { clampTimeout } from './view.js';
+import type { AgentConfig } from '../../../api/agents.js';
+import { MiB } from '../../../api/contract.js';
+
+/** `<name>-<project_short>.apps.localhost[:port]`: the local public address (DESIGN.md). */
+const HOST_RE = /^([a-z](?:[a-z0-9-]{0,61}[a-z0-9])?)-([a-z][a-z0-9]{5})\.apps\.localhost(?::\d+)?$/i;
+
+export function parsePublicHost(host: string): { name: string; short: string } | undefined {
+  const m = HOST_RE.exec(host.trim());
+  return m ? { name: m[1]!.toLowerCase(), short: m[2]!.toLowerCase() } : undefined;
+}
+
+/**
+ * Serves a request that arrived on a workload's public address: the whole request (method,
+ * path, query, headers, body) goes to the workload's own address and the response streams back,
+ * so the function contract of spec 1 §4.13 applies as is. The invoke gate applies here too.
+ */
+export async function servePublic(d: Deps, ctx: RequestContext): Promise<void> {
+  const target = parsePublicHost(String(ctx.req.headers.host ?? ''))!;
+  const project = findProject(d.ctx.db, target.short);
+  if (!project || project.short !== target.short) throw new ApiError(404, `no workload answers at ${ctx.req.headers.host}`);
+  const agent = invokeTarget(d, ctx.principal, target.name, project.id);
+  const seconds = clampTimeout((JSON.parse(agent.config) as AgentConfig).timeout_seconds);
+  const lease = await acquire(d, agent);
+  try {
+    const headers: Record<string, string | string[]> = {};
+    for (const [k, v] of Object.entries(ctx.req.headers)) if (v !== undefined && k !== 'host' && k !== 'connection' && k !== 'authorization') headers[k] = v;
+    const hasBody = ctx.req.method !== 'GET' && ctx.req.method !== 'HEAD';
+    let up;
+    try {
+      up = await request(`http://127.0.0.1:${lease.port}${ctx.req.url ?? '/'}`, {
+        method: ctx.req.method as 'GET',
+        headers,
+        body: hasBody ? ctx.req : undefined,
+        headersTimeout: seconds * 1000,
+        bodyTimeout: seconds * 1000,
+      });
+    } catch (e) {
+      throw new ApiError(502, `workload ${agent.name} failed to answer: ${(e as Error).message}`);
+    }
+    await pipeUpstream(up, ctx.res, agent.name, 32 * MiB);
+  } finally {
+    lease.release();
+  }
+}

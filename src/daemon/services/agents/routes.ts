@@ -1,0 +1,136 @@
+import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { agentRoutes } from '../../../api/agents.js';
+import type { Area, AreaContext } from '../../area.js';
+import type { ServerResponse } from 'node:http';
+import { HANDLED, sendJson, type Router } from '../../http/router.js';
+import { MANAGEMENT_AUTH_REQUIRED, badRequest, unauthorized } from '../../http/errors.js';
+import type { Principal } from '../auth/principal.js';
+import { parseInput } from '../../http/validate.js';
+import { formatLogLine } from '../../runtime/log-capture.js';
+import { ownedAgent } from './access.js';
+import { invoke, invokeTarget } from './invoke.js';
+import { AgentRuntime } from './lifecycle.js';
+import { agentMigrations } from './migrations.js';
+import { parsePublicHost, servePublic } from './public-host.js';
+import * as svc from './service.js';
+import { agentStore } from './store.js';
+import { readSourceArchive } from './unpack.js';
+import { readDeployUpload } from './upload.js';
+
+/**
+ * Agents and functions (spec 1 §4.12, §4.13): deploy, lifecycle, logs, secrets, env, files,
+ * invoke, and the Host-routed public address. A fresh area per daemon: it owns processes.
+ */
+export function createAgentsArea(): Area {
+  let rt: AgentRuntime | undefined;
+  return {
+    name: 'agents',
+    migrations: agentMigrations,
+    register(r, ctx) {
+      rt = new AgentRuntime(ctx);
+      const d: svc.Deps = { ctx, rt };
+      registerRoutes(r, d);
+      ctx.hooks.projectDependents.push((projectId) => {
+        const n = agentStore.countInProject(ctx.db, projectId);
+        return n ? `${n} agent${n === 1 ? '' : 's'}` : undefined;
+      });
+      ctx.hooks.agentNames.push((ids) => agentStore.namesIn(ctx.db, ids));
+      ctx.hooks.unownedAgents.push(() => agentStore.unowned(ctx.db));
+      ctx.hooks.hostRoutes.push({ matches: (host) => parsePublicHost(host) !== undefined, serve: (c) => servePublic(d, c) });
+    },
+    async start() {
+      await rt!.start();
+    },
+    async stop() {
+      await rt?.stop();
+    },
+  };
+}
+
+function registerRoutes(r: Router, d: svc.Deps): void {
+  const { ctx } = d;
+  const need = (p: Principal | undefined): Principal => {
+    if (!p) throw unauthorized(MANAGEMENT_AUTH_REQUIRED);
+    return p;
+  };
+
+  r.raw(agentRoutes.deploy, async ({ req, res, principal, requestId }) => {
+    const who = need(principal);
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const query = parseInput(agentRoutes.deploy.query, Object.fromEntries(url.searchParams), 'query');
+    const tmp = join(ctx.config.home, 'builds', 'uploads');
+    mkdirSync(tmp, { recursive: true });
+    const upload = await readDeployUpload(req, tmp, ctx.config.workloads.maxUploadBytes);
+    try {
+      const form = svc.checkDeployForm(upload.fields);
+      // Project and ownership are checked before the archive is read: a refusal costs nothing.
+      svc.precheckDeploy(d, who, form.name, query.project);
+      if (!upload.codePath) throw badRequest('missing code: attach the source as a .tar.gz file field named code');
+      const files = await readSourceArchive(upload.codePath);
+      sendJson(res, 202, svc.deploy(d, who, query.project, form, files, requestId));
+    } finally {
+      upload.cleanup();
+    }
+  });
+  r.handle(agentRoutes.list, ({ principal, query }) => svc.list(d, principal!, query));
+  r.handle(agentRoutes.get, ({ principal, params, query }) => svc.get(d, principal!, params.name, query.project));
+  r.handle(agentRoutes.delete, ({ principal, params, query, requestId }) => svc.remove(d, principal!, params.name, query.project, requestId));
+  r.handle(agentRoutes.redeploy, ({ principal, params, query, requestId }) => svc.redeploy(d, principal!, params.name, query.project, requestId));
+  r.handle(agentRoutes.revisions, ({ principal, params, query }) => svc.revisions(d, principal!, params.name, query));
+  r.handle(agentRoutes.logHistory, ({ principal, params, query }) => svc.logHistory(d, principal!, params.name, query));
+  r.handle(agentRoutes.logs, ({ principal, params, query, res }) => {
+    const { agent } = ownedAgent(ctx, principal!, params.name, query.project);
+    liveLogs(d, agent.id, agent.name, query.follow === 'true' || query.follow === '1', res);
+    return HANDLED;
+  });
+  r.handle(agentRoutes.secretsGet, ({ principal, params, query }) => svc.secretsGet(d, principal!, params.name, query.project));
+  r.handle(agentRoutes.secretsPut, ({ principal, params, query, body, requestId }) => svc.secretsPut(d, principal!, params.name, query.project, body, requestId));
+  r.handle(agentRoutes.secretsPatch, ({ principal, params, query, body, requestId }) => svc.secretsPatch(d, principal!, params.name, query.project, body, requestId));
+  r.handle(agentRoutes.envGet, ({ principal, params, query }) => svc.envGet(d, principal!, params.name, query.project));
+  r.handle(agentRoutes.envPatch, ({ principal, params, query, body, requestId }) => svc.envPatch(d, principal!, params.name, query.project, body, requestId));
+  r.handle(agentRoutes.filesList, ({ principal, params, query }) => svc.filesList(d, principal!, params.name, query.project));
+  r.handle(agentRoutes.fileGet, ({ principal, params, query }) => svc.fileGet(d, principal!, params.name, params.path, query.project));
+  r.handle(agentRoutes.filePut, ({ principal, params, query, body, requestId }) =>
+    svc.filePut(d, principal!, params.name, params.path, query.project, body.content, requestId),
+  );
+  r.handle(agentRoutes.fileDelete, ({ principal, params, query, requestId }) => svc.fileDelete(d, principal!, params.name, params.path, query.project, requestId));
+  for (const [contract, stream] of [
+    [agentRoutes.invoke, false],
+    [agentRoutes.invokeStream, true],
+  ] as const) {
+    r.raw(contract, async ({ req, res, principal }, raw) => {
+      const params = parseInput(contract.params, raw, 'path');
+      const query = parseInput(contract.query, Object.fromEntries(new URL(req.url ?? '/', 'http://localhost').searchParams), 'query');
+      const agent = invokeTarget(d, principal, params.name, query.project);
+      await invoke(d, principal, agent, req, res, stream);
+    });
+  }
+}
+
+/**
+ * Live logs as text/plain from the newest running instance (spec 1 §4.12). With follow the
+ * response stays open and lines are written as they are produced, until the instance stops or
+ * the client leaves. A scaled-to-zero agent gets 200 and a line saying why there is nothing.
+ */
+function liveLogs(d: svc.Deps, agentId: string, name: string, follow: boolean, res: ServerResponse): void {
+  const capture = d.rt.supervisor.live(agentId);
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-store');
+  if (!capture) {
+    res.end(`agent ${name} has no running instance: it is scaled to zero (or not started yet); the next request starts one. Persisted lines: GET /v1/agents/${name}/logs/history\n`);
+    return;
+  }
+  for (const l of capture.lines()) res.write(formatLogLine(l));
+  if (!follow) {
+    res.end();
+    return;
+  }
+  res.flushHeaders();
+  const stop = capture.follow(
+    (l) => res.write(formatLogLine(l)),
+    () => res.end(),
+  );
+  res.on('close', stop);
+}

@@ -1,0 +1,26 @@
+import { render } from 'ink-testing-library';
+import { describe, expect, it } from 'vitest';
+import { AgentsStatus } from '../../src/tui/AgentsStatus.js';
+import type { AgentView } from '../../src/api/agents.js';
+
+const base = { kind: 'function', framework: 'function', owner: 'a@b.c', project_id: '00000000-0000-0000-0000-000000000000', created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' } as const;
+const agents: AgentView[] = [
+  { ...base, name: 'hello', state: 'ready', ready: true, latest_revision: 'hello-00002', public_url: 'http://hello-abc123.apps.localhost:7070' },
+  { ...base, name: 'broken', state: 'failed', ready: false, public_url: 'http://broken-abc123.apps.localhost:7070', message: 'build 1 for broken\nframework adk needs "google-adk"' },
+];
+
+describe('AgentsStatus', () => {
+  it('shows each agent with its state, revision and address, and why a failed one failed', () => {
+    const { lastFrame } = render(<AgentsStatus agents={agents} updatedAt={new Date('2026-01-01T10:11:12Z')} />);
+    const frame = lastFrame()!;
+    expect(frame).toMatch(/NAME +STATE +REVISION +URL/);
+    expect(frame).toMatch(/hello +ready +hello-00002 +http:\/\/hello-abc123\.apps\.localhost:7070/);
+    expect(frame).toMatch(/broken +failed +- +http:\/\/broken/);
+    expect(frame).toContain('framework adk needs "google-adk"');
+    expect(frame).toContain('updated 10:11:12');
+  });
+
+  it('says so when there is nothing deployed', () => {
+    expect(render(<AgentsStatus agents={[]} />).lastFrame()).toContain('no agents yet');
+  });
+});

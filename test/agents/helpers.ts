@@ -1,0 +1,92 @@
+import { execFileSync } from 'node:child_process';
+import type { TestDaemon } from '../helpers/daemon.js';
+
+export interface Entry {
+  name: string;
+  content?: string;
+  type?: 'file' | 'symlink' | 'hardlink';
+  linkname?: string;
+  /** Pads the file to this many bytes. */
+  size?: number;
+}
+
+/**
+ * Builds a .tar.gz with Python's tarfile, which writes any entry name or type we ask for:
+ * the unsafe archives (symlinks, `../`, huge files) cannot be made with a well-behaved packer.
+ */
+export function archive(entries: Entry[] | Record<string, string>): Buffer {
+  const list: Entry[] = Array.isArray(entries) ? entries : Object.entries(entries).map(([name, content]) => ({ name, content }));
+  const script = `
+import io, json, sys, tarfile
+spec = json.load(sys.stdin)
+buf = io.BytesIO()
+with tarfile.open(fileobj=buf, mode="w:gz") as t:
+    for e in spec:
+        info = tarfile.TarInfo(e["name"])
+        kind = e.get("type", "file")
+        if kind == "symlink":
+            info.type = tarfile.SYMTYPE; info.linkname = e.get("linkname", "/etc/passwd"); t.addfile(info)
+        elif kind == "hardlink":
+            info.type = tarfile.LNKTYPE; info.linkname = e.get("linkname", "main.py"); t.addfile(info)
+        else:
+            data = e.get("content", "").encode()
+            if e.get("size"): data = data.ljust(e["size"], b"#")
+            info.size = len(data); info.mode = 0o644; t.addfile(info, io.BytesIO(data))
+sys.stdout.buffer.write(buf.getvalue())
+`;
+  return execFileSync('python3', ['-c', script], { input: JSON.stringify(list), maxBuffer: 256 * 1024 * 1024 });
+}
+
+export const HELLO_PY = `import os, sys
+
+def handle(event):
+    print("handling", event.get("message"), flush=True)
+    if event.get("message") == "crash":
+        os._exit(3)
+    if event.get("message") == "raise":
+        raise ValueError("boom")
+    if event.get("message") == "env":
+        return {k: os.environ.get(k, "") for k in ["AGENT_NAME", "PROJECT_SHORT", "SVC_API_URL", "SVC_PROJECT_ID", "SVC_PROJECT_KEY", "PLATFORM_REQUEST_TIMEOUT_SECONDS", "GREETING", "API_TOKEN", "MODEL_API_KEY", "CHAT_MODEL", "PORT"]}
+    if event.get("message") == "status":
+        return {"statusCode": 201, "created": True}
+    if event.get("message") == "ids":
+        return {"session_id": "mine", "reply": "kept"}
+    return {"reply": "hello " + str(event.get("message")), "pid": os.getpid(), "keys": sorted(event.keys())}
+`;
+
+export async function deployForm(
+  d: TestDaemon,
+  token: string | undefined,
+  fields: Record<string, string>,
+  code?: Buffer,
+  query = '',
+): Promise<{ status: number; body: any }> {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) form.append(k, v);
+  if (code) form.append('code', new Blob([new Uint8Array(code)]), 'code.tar.gz');
+  const res = await fetch(`${d.url}/v1/agents${query}`, { method: 'POST', body: form, headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // keep text
+  }
+  return { status: res.status, body };
+}
+
+/** Polls the agent until it reaches a state (or fails the test with its last view). */
+export async function waitState(d: TestDaemon, token: string, name: string, want: string, project = '', timeoutMs = 20_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  let last: any;
+  while (Date.now() < deadline) {
+    const r = await d.api('GET', `/v1/agents/${name}${project ? `?project=${project}` : ''}`, { token });
+    last = r.body;
+    if (r.status === 200 && r.body.state === want) return r.body;
+    if (r.status === 200 && r.body.state === 'failed' && want !== 'failed') break;
+    await new Promise((res) => setTimeout(res, 25));
+  }
+  throw new Error(`agent ${name} did not reach ${want}: ${JSON.stringify(last)}`);
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

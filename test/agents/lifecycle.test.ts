@@ -1,0 +1,179 @@
+import { createConnection } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { cast } from '../helpers/fixtures.js';
+import { HELLO_PY, archive, deployForm, sleep, waitState } from './helpers.js';
+
+let d: TestDaemon;
+let c: Awaited<ReturnType<typeof cast>>;
+let token: string;
+const q = () => `?project=${c.project.slug}`;
+const IDLE_MS = 1000;
+
+beforeAll(async () => {
+  d = await startTestDaemon({
+    invokeAuthRequired: false,
+    workloads: { ...(await import('../../src/daemon/config.js')).workloadConfigFromEnv({}), idleMs: IDLE_MS, restartBackoffMs: 100, portMin: 31000, portMax: 31999 },
+  });
+  c = await cast(d);
+  token = c.member.token;
+});
+afterAll(async () => d?.close());
+
+const invoke = (name: string, message: string) => d.api('POST', `/v1/agents/${name}/invoke${q()}`, { body: { message } });
+const portOpen = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const s = createConnection({ port, host: '127.0.0.1' });
+    s.once('connect', () => (s.destroy(), resolve(true)));
+    s.once('error', () => resolve(false));
+  });
+const instancesOf = (name: string) =>
+  d.db.prepare('SELECT i.* FROM agents_instances i JOIN agents_agents a ON a.id = i.agent_id WHERE a.name = ?').all(name) as { id: string; port: number; pid: number }[];
+
+describe('instances', () => {
+  beforeAll(async () => {
+    expect((await deployForm(d, token, { name: 'life', framework: 'function' }, archive({ 'main.py': HELLO_PY }), q())).status).toBe(202);
+    await waitState(d, token, 'life', 'ready', c.project.slug);
+  });
+
+  it('scales to zero after idle and cold-starts on the next request', async () => {
+    const warm = await invoke('life', 'one');
+    expect(warm.status).toBe(200);
+    const firstPid = warm.body.pid;
+    // Warm invoke latency through the daemon.
+    const times: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const t = performance.now();
+      await invoke('life', 'warm');
+      times.push(performance.now() - t);
+    }
+    times.sort((a, b) => a - b);
+    console.log(`warm invoke through the daemon: p50 ${times[15]!.toFixed(2)} ms, p99 ${times[29]!.toFixed(2)} ms`);
+    const deadline = Date.now() + IDLE_MS * 5;
+    while (instancesOf('life').length && Date.now() < deadline) await sleep(50);
+    expect(instancesOf('life')).toHaveLength(0);
+    const live = await d.api('GET', `/v1/agents/life/logs${q()}`, { token });
+    expect(live.status).toBe(200);
+    expect(live.text).toMatch(/no running instance: it is scaled to zero/);
+    const t0 = performance.now();
+    const cold = await invoke('life', 'two');
+    const coldMs = performance.now() - t0;
+    console.log(`cold start from zero (process driver, python): ${coldMs.toFixed(0)} ms`);
+    expect(cold.status).toBe(200);
+    expect(cold.body.reply).toBe('hello two');
+    expect(cold.body.pid).not.toBe(firstPid);
+    const hist = await d.api('GET', `/v1/agents/life/logs/history${q()}`, { token });
+    expect(hist.body.lines.some((l: any) => l.stream === 'system' && /scaled to zero after/.test(l.message))).toBe(true);
+  });
+
+  it('restarts a crashed instance with backoff; the crash shows in logs and message', async () => {
+    await invoke('life', 'warm-up');
+    const crashed = await invoke('life', 'crash');
+    expect(crashed.status).toBe(502);
+    await sleep(50);
+    const view = await d.api('GET', `/v1/agents/life${q()}`, { token });
+    expect(view.body.message).toMatch(/crashed \(exit code 3\)/);
+    expect(view.body.state).toBe('ready');
+    // The supervisor restarts it by itself after the backoff.
+    const deadline = Date.now() + 5000;
+    while (!instancesOf('life').length && Date.now() < deadline) await sleep(25);
+    expect(instancesOf('life')).toHaveLength(1);
+    expect((await invoke('life', 'after')).body.reply).toBe('hello after');
+    const hist = await d.api('GET', `/v1/agents/life/logs/history${q()}`, { token });
+    expect(hist.body.lines.some((l: any) => /crashed \(exit code 3\); restarting in 100 ms/.test(l.message))).toBe(true);
+  });
+
+  it('follows live logs as they are produced', async () => {
+    await invoke('life', 'prime');
+    const ctrl = new AbortController();
+    const res = await fetch(`${d.url}/v1/agents/life/logs${q()}&follow=true`, { headers: { authorization: `Bearer ${token}` }, signal: ctrl.signal });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    await invoke('life', 'followed');
+    let text = '';
+    const deadline = Date.now() + 3000;
+    while (!text.includes('handling followed') && Date.now() < deadline) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    ctrl.abort();
+    expect(text).toContain('stdout: handling followed');
+  });
+
+  it('delete stops every instance and frees its port', async () => {
+    await invoke('life', 'before delete');
+    const [inst] = instancesOf('life');
+    expect(inst).toBeDefined();
+    expect(await portOpen(inst!.port)).toBe(true);
+    const del = await d.api('DELETE', `/v1/agents/life${q()}`, { token });
+    expect(del.status).toBe(200);
+    expect(del.body).toMatchObject({ deleted: true, agent: { name: 'life' } });
+    expect(await portOpen(inst!.port)).toBe(false);
+    expect(instancesOf('life')).toHaveLength(0);
+    expect(() => process.kill(inst!.pid, 0)).toThrow();
+    expect((await d.api('GET', `/v1/agents/life${q()}`, { token })).status).toBe(404);
+    expect((await invoke('life', 'gone')).status).toBe(404);
+  });
+});
+
+describe('failures', () => {
+  it('a missing framework package fails the build naming requirements.txt', async () => {
+    expect((await deployForm(d, token, { name: 'adk-agent', framework: 'adk' }, archive({ 'agent.py': 'root_agent = None\n' }), q())).status).toBe(202);
+    const failed = await waitState(d, token, 'adk-agent', 'failed', c.project.slug);
+    expect(failed.ready).toBe(false);
+    expect(failed.message).toMatch(/"google-adk".*requirements\.txt/);
+  });
+
+  it('build output in message is cut at 4000 characters with a marker', async () => {
+    const long = `${'x'.repeat(6000)}!!`;
+    expect((await deployForm(d, token, { name: 'pipfail', framework: 'function' }, archive({ 'main.py': HELLO_PY, 'requirements.txt': `${long}\n` }), q())).status).toBe(202);
+    const failed = await waitState(d, token, 'pipfail', 'failed', c.project.slug, 30_000);
+    expect(failed.message.length).toBeGreaterThan(4000);
+    expect(failed.message.length).toBeLessThan(4200);
+    expect(failed.message).toMatch(/\[build output truncated: \d+ more characters\]$/);
+    expect(failed.message.startsWith('build ')).toBe(true);
+  });
+
+  it('a handler that cannot start fails deploying with its output', async () => {
+    expect((await deployForm(d, token, { name: 'broken', framework: 'function' }, archive({ 'main.py': 'import nonexistent_module_xyz\n' }), q())).status).toBe(202);
+    const failed = await waitState(d, token, 'broken', 'failed', c.project.slug);
+    expect(failed.message).toMatch(/did not become ready/);
+    expect(failed.message).toMatch(/nonexistent_module_xyz/);
+  });
+
+  it('the running-instance quota refuses a cold start with numbers', async () => {
+    expect((await deployForm(d, token, { name: 'quota', framework: 'function' }, archive({ 'main.py': HELLO_PY }), q())).status).toBe(202);
+    await waitState(d, token, 'quota', 'ready', c.project.slug);
+    d.db.prepare(`UPDATE acct_project_quotas SET value = 1 WHERE project_id = ? AND resource = 'instances'`).run(c.project.id);
+    try {
+      expect((await d.api('POST', `/v1/agents/quota/invoke${q()}`, { body: {} })).status).toBe(200);
+      expect((await deployForm(d, token, { name: 'quota2', framework: 'function' }, archive({ 'main.py': HELLO_PY }), q())).status).toBe(202);
+      const waiting = await waitState(d, token, 'quota2', 'failed', c.project.slug, 10_000).catch(() => undefined);
+      const view = waiting ?? (await d.api('GET', `/v1/agents/quota2${q()}`, { token })).body;
+      expect(view.message).toMatch(/running-instance limit: 1 of 1/);
+    } finally {
+      d.db.prepare(`UPDATE acct_project_quotas SET value = 50 WHERE project_id = ? AND resource = 'instances'`).run(c.project.id);
+    }
+  });
+});
+
+describe('build queue limits', () => {
+  it('a build that never reaches a builder slot fails with a message', async () => {
+    const q2 = await startTestDaemon({
+      workloads: { ...(await import('../../src/daemon/config.js')).workloadConfigFromEnv({}), buildConcurrency: 0, buildQueueWaitMs: 1500 },
+    });
+    try {
+      const admin = await q2.adminToken();
+      const code = archive({ 'main.py': HELLO_PY });
+      const r = await deployForm(q2, admin, { name: 'stuck', framework: 'function' }, code, '?project=default');
+      expect(r.status).toBe(202);
+      const again = await deployForm(q2, admin, { name: 'stuck', framework: 'function' }, code, '?project=default');
+      expect(again.status).toBe(409);
+      const failed = await waitState(q2, admin, 'stuck', 'failed', 'default', 5000);
+      expect(failed.message).toMatch(/the build never started/);
+    } finally {
+      await q2.close();
+    }
+  });
+});
