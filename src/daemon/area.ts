@@ -27,6 +27,8 @@ export interface Hooks {
   /** Agent names per project visible in user views (spec 1 §2.4), and unowned agents. */
   agentNames: Array<(projectIds: string[]) => string[]>;
   unownedAgents: Array<() => string[]>;
+  /** Push targets: maps a workload url of the project to where it listens (undefined: not a workload). */
+  pushTargets?: Array<(projectId: string, url: URL) => string | undefined>;
 }
 
 export const emptyHooks = (): Hooks => ({ projectDependents: [], agentNames: [], unownedAgents: [] });

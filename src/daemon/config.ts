@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { RateLimitConfig } from './http/rate-limit.js';
+import { messagingConfig, type MessagingConfig } from './services/messaging/config.js';
 
 export interface DaemonConfig {
   /** State directory: platform.db, builds/, workloads/, logs/, cache/, keys/. */
@@ -14,6 +15,7 @@ export interface DaemonConfig {
   /** INVOKE_AUTH_REQUIRED (spec 1 §5); default true. */
   invokeAuthRequired: boolean;
   admin: { email?: string; password?: string };
+  messaging: MessagingConfig;
 }
 
 const num = (v: string | undefined, d: number) => (v !== undefined && v !== '' && Number.isFinite(Number(v)) ? Number(v) : d);
@@ -38,6 +40,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
     },
     invokeAuthRequired: (env.INVOKE_AUTH_REQUIRED ?? 'true').toLowerCase() !== 'false',
     admin: { email: env.PLATFORM_ADMIN_EMAIL, password: env.PLATFORM_ADMIN_PASSWORD },
+    messaging: messagingConfig(env),
     ...overrides,
   };
 }
