@@ -237,7 +237,7 @@ export class MsgStore {
   }
   messages(seqs: number[]): MessageRow[] {
     if (!seqs.length) return [];
-    return this.db.prepare(`SELECT * FROM msg_messages WHERE seq IN (${seqs.map(() => '?').join(',')})`).all(...seqs) as MessageRow[];
+    return this.st(`SELECT * FROM msg_messages WHERE seq IN (${seqs.map(() => '?').join(',')})`).all(...seqs) as MessageRow[];
   }
   message(seq: number): MessageRow | undefined {
     return this.st('SELECT * FROM msg_messages WHERE seq = ?').get(seq) as MessageRow | undefined;
