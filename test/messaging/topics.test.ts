@@ -122,7 +122,7 @@ describe('project budget and topic count (spec 3 §8)', () => {
   let c2: Awaited<ReturnType<typeof cast>>;
   beforeAll(async () => {
     const base = (await import('../../src/daemon/services/messaging/config.js')).messagingConfig({});
-    d2 = await startTestDaemon({ messaging: { ...base, projectBudgetBytes: 64 * 1024 * 1024, maxTopicsPerProject: 3 } });
+    d2 = await startTestDaemon({ messaging: { ...base, projectBudgetBytes: 64 * 1024 * 1024, maxTopicsPerProject: 3, maxConsumersPerTopic: 2 } });
     c2 = await cast(d2);
   });
   afterAll(() => d2.close());
@@ -142,6 +142,20 @@ describe('project budget and topic count (spec 3 §8)', () => {
     expect(quota.body).toMatchObject({ limit_bytes: 64 * 1024 * 1024, allocated_bytes: 48 * 1024 * 1024, available_bytes: 16 * 1024 * 1024, topics: 2, provisioned: true });
     await makeTopic(d2, c2.admin.token, q, 'three', { max_bytes: '1Mi' });
     err(await d2.api('POST', topicsPath(q), { token: c2.admin.token, body: { name: 'four', max_bytes: '1Mi' } }), 409, /topic limit reached: 3 topics of 3/);
+  });
+
+  it('producers and consumers are capped (2 here, 100 by default); X-Consumer-Id must be printable', async () => {
+    const q = c2.project.id;
+    await makeSub(d2, c2.admin.token, q, 'three', 's');
+    expect((await publish(d2, c2.member.token, q, 'three', [{ text: 'a' }])).status).toBe(200);
+    expect((await publish(d2, c2.admin.token, q, 'three', [{ text: 'b' }])).status).toBe(200);
+    err(await publish(d2, c2.sa.token, q, 'three', [{ text: 'c' }]), 409, /too many producers on topic three \(limit 2\)/);
+    const as = (id: string) => d2.api('POST', `${subPath(q, 'three', 's')}:pull`, { token: c2.member.token, body: { timeout_ms: 0 }, headers: { 'x-consumer-id': id } });
+    expect((await as('one')).status).toBe(200);
+    expect((await as('two')).status).toBe(200);
+    err(await as('three'), 409, /too many consumers on subscription s \(limit 2\)/);
+    expect((await as('one')).status).toBe(200);
+    err(await as('bad id with spaces'), 400, /x-consumer-id must be 1 to 128 printable characters/);
   });
 
   it('quota reports provisioned false before the first topic', async () => {
@@ -173,6 +187,11 @@ describe('pending topics (broker not converged yet)', () => {
       err(await slow.api('POST', `${subPath(k.project.id, 'slow', 's')}:pull`, { token: k.member.token, body: {} }), 409, /not ready/);
       const quota = await slow.api('GET', `/v1/projects/${k.project.id}/pubsub/quota`, { token: k.member.token });
       expect(quota.body.provisioned).toBe(false);
+      // Health turns 503 degraded when the broker is down.
+      await slow.app.stop();
+      const h = await slow.api('GET', '/v1/pubsub/healthz');
+      expect(h.status).toBe(503);
+      expect(h.body).toMatchObject({ status: 'degraded', dependencies: { broker: { status: 'down', critical: true, error: 'broker not running' } } });
     } finally {
       await slow.close();
     }

@@ -83,7 +83,12 @@ export function messagingArea(): Area {
           attributes: m.attributes ?? {},
           ...(m.key ? { key: m.key } : {}),
         }));
-        const res = publishMessages(b, topic, messages, principalKey(principal!));
+        const producer = principalKey(principal!);
+        const producers = b.topicRuntime(topic.id);
+        if (producers && !producers.producers.has(producer) && producers.liveProducers(b.clock.now(), b.config.consumerTtlMs) >= b.config.maxConsumersPerTopic) {
+          throw conflict(`too many producers on topic ${topic.name} (limit ${b.config.maxConsumersPerTopic})`);
+        }
+        const res = publishMessages(b, topic, messages, producer);
         if (!res.error) return res;
         if (!res.message_ids.length) throw conflict(res.error);
         return new Reply(207, { message_ids: res.message_ids, error: res.error, published: res.message_ids.length, requested: messages.length });
