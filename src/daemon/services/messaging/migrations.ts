@@ -67,6 +67,5 @@ export const messagingMigrations = [
      PRIMARY KEY (sub_id, seq)
    ) WITHOUT ROWID;
    CREATE INDEX msg_pending_seq ON msg_pending (seq);
-   CREATE INDEX msg_pending_visible ON msg_pending (sub_id, visible_at);
-   CREATE INDEX msg_pending_topic ON msg_pending (topic_id);`,
+   CREATE INDEX msg_pending_visible ON msg_pending (sub_id, visible_at);`,
 ] as const;

@@ -16,8 +16,9 @@ export interface Delivery {
  * each gets attempt + 1 and stays invisible until `leaseMs` passes. Routing follows the type:
  * shared serves anyone; key-shared gives each ordering key to one consumer; failover serves only
  * the active (earliest connected) consumer. max_ack_pending bounds what is in flight.
+ * `busyKeys` (push) skips keys that already have a delivery in flight and claims the chosen ones.
  */
-export function take(b: Broker, subId: number, consumer: string, max: number, leaseMs?: number): Delivery[] {
+export function take(b: Broker, subId: number, consumer: string, max: number, leaseMs?: number, busyKeys?: Set<string>): Delivery[] {
   return tx(b.store.db, () => {
     const sub = b.store.subById(subId);
     if (!sub || sub.state === 'deleting') return [];
@@ -35,6 +36,11 @@ export function take(b: Broker, subId: number, consumer: string, max: number, le
       for (const r of rows) {
         after = r.seq;
         if (sub.type === 'key-shared' && r.key && !rt.ownsKey(r.key, consumer)) continue;
+        // Push keeps one delivery per key in flight, so a key's messages arrive in order.
+        if (busyKeys && r.key) {
+          if (busyKeys.has(r.key)) continue;
+          busyKeys.add(r.key);
+        }
         chosen.push(r);
         if (chosen.length >= room) break scan;
       }
@@ -47,7 +53,10 @@ export function take(b: Broker, subId: number, consumer: string, max: number, le
     const topicRt = b.topicRuntime(sub.topic_id);
     for (const r of chosen) {
       const message = bySeq.get(r.seq);
-      if (!message) continue;
+      if (!message) {
+        if (busyKeys && r.key) busyKeys.delete(r.key);
+        continue;
+      }
       out.push({ row: r, message, attempt: r.attempt + 1 });
       if (r.attempt > 0) rt.noteRedelivery(now);
       if (topicRt) {

@@ -134,7 +134,7 @@ export class MsgStore {
   }
   /** Removes a topic with everything under it. */
   purgeTopic(id: number): void {
-    this.st('DELETE FROM msg_pending WHERE topic_id = ?').run(id);
+    this.st('DELETE FROM msg_pending WHERE sub_id IN (SELECT id FROM msg_subscriptions WHERE topic_id = ?)').run(id);
     this.st('DELETE FROM msg_messages WHERE topic_id = ?').run(id);
     this.st('DELETE FROM msg_subscriptions WHERE topic_id = ?').run(id);
     this.st('DELETE FROM msg_topics WHERE id = ?').run(id);
@@ -199,9 +199,8 @@ export class MsgStore {
   insertMessage(m: Omit<MessageRow, 'seq'>): number {
     return Number(
       this.st(
-        `INSERT INTO msg_messages (topic_id, ledger, entry, data, attributes, key, publish_time, size)
-         VALUES (@topic_id, @ledger, @entry, @data, @attributes, @key, @publish_time, @size)`,
-      ).run(m).lastInsertRowid,
+        'INSERT INTO msg_messages (topic_id, ledger, entry, data, attributes, key, publish_time, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      ).run(m.topic_id, m.ledger, m.entry, m.data, m.attributes, m.key, m.publish_time, m.size).lastInsertRowid,
     );
   }
   insertPending(subId: number, seq: number, topicId: number, size: number, key: string | null): void {
@@ -295,12 +294,16 @@ export class MsgStore {
     ).get(now, subId) as { backlog: number; unacked: number };
   }
   topicBacklogBytes(topicId: number): number {
-    return (this.st('SELECT COALESCE(SUM(size), 0) AS b FROM msg_pending WHERE topic_id = ?').get(topicId) as { b: number }).b;
+    return (
+      this.st('SELECT COALESCE(SUM(size), 0) AS b FROM msg_pending WHERE sub_id IN (SELECT id FROM msg_subscriptions WHERE topic_id = ?)').get(topicId) as {
+        b: number;
+      }
+    ).b;
   }
   projectBytes(projectId: string): { storage: number; backlog: number } {
     const s = this.st('SELECT COALESCE(SUM(storage_bytes), 0) AS s FROM msg_topics WHERE project_id = ?').get(projectId) as { s: number };
     const b = this.st(
-      'SELECT COALESCE(SUM(p.size), 0) AS b FROM msg_pending p JOIN msg_topics t ON t.id = p.topic_id WHERE t.project_id = ?',
+      'SELECT COALESCE(SUM(p.size), 0) AS b FROM msg_pending p JOIN msg_subscriptions s ON s.id = p.sub_id WHERE s.project_id = ?',
     ).get(projectId) as { b: number };
     return { storage: s.s, backlog: b.b };
   }
