@@ -34,6 +34,8 @@ export interface Hooks {
    * `<name>-<short>.apps.localhost`): the first whose `matches` is true serves the request.
    */
   hostRoutes: Array<{ matches(host: string): boolean; serve(ctx: RequestContext): Promise<void> }>;
+  /** Push targets: maps a workload url of the project to where it listens (undefined: not a workload). */
+  pushTargets?: Array<(projectId: string, url: URL) => string | undefined>;
 }
 
 export const emptyHooks = (): Hooks => ({ projectDependents: [], agentNames: [], unownedAgents: [], quotaUsage: [], hostRoutes: [] });

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { RateLimitConfig } from './http/rate-limit.js';
+import { messagingConfig, type MessagingConfig } from './services/messaging/config.js';
 
 export interface DaemonConfig {
   /** State directory: platform.db, builds/, workloads/, logs/, cache/, keys/. */
@@ -17,6 +18,7 @@ export interface DaemonConfig {
   /** Agents and functions: builds, drivers, instances (spec 1 §8, DESIGN.md runtime drivers). */
   workloads: WorkloadConfig;
   cache: CacheConfig;
+  messaging: MessagingConfig;
 }
 
 export interface WorkloadConfig {
@@ -136,6 +138,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
       stopOnExit: env.PLATFORM_CACHE_STOP_ON_EXIT === '1' || env.PLATFORM_CACHE_STOP_ON_EXIT === 'true',
     },
     workloads: workloadConfigFromEnv(env),
+    messaging: messagingConfig(env),
     ...overrides,
   };
 }

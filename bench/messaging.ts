@@ -1,0 +1,292 @@
+/**
+ * Messaging benchmark: publish throughput (batches of 100), publish-to-pull-to-ack throughput
+ * with several consumers, p50/p99 publish-to-delivery latency, push deliveries per second to a
+ * local receiver. Baselines measured in the same run, from the same client process: a raw SQLite
+ * insert loop (the floor of our storage) and redis-server streams (XADD / XREADGROUP / XACK)
+ * when redis-server is installed. Run: npx tsx bench/messaging.ts [--messages 20000]
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
+import { Redis } from 'ioredis';
+
+export interface Row {
+  bench: string;
+  metric: string;
+  value: string;
+  baseline?: string;
+  ratio?: string;
+  goal?: string;
+}
+
+const arg = (name: string, d: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : d;
+};
+const N = arg('messages', 20_000);
+const CONSUMERS = 4;
+const ADMIN = { email: 'bench@example.test', password: 'Bench-Password-123' };
+const BODY = 'x'.repeat(100);
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+};
+const rate = (n: number, ms: number) => n / (ms / 1000);
+const fmt = (x: number) => (x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(2));
+
+export async function messagingBench(): Promise<Row[]> {
+  const home = mkdtempSync(join(tmpdir(), 'platform-bench-msg-'));
+  // The daemon runs as its own process, as redis-server does, so both baselines are measured
+  // from the same client process over loopback.
+  const d = await spawnDaemon(home);
+  const redis = await startRedis();
+  try {
+    const api = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(d.url + path, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const json = (await res.json()) as any;
+      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+      return json;
+    };
+    let token = '';
+    token = (await (await fetch(`${d.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json() as any).token;
+    const T = '/v1/projects/default/topics';
+    const ready = async (path: string) => {
+      while (!(await api('GET', path)).ready) await new Promise((r) => setTimeout(r, 2));
+    };
+    const topic = async (name: string, subs: Array<Record<string, unknown>>) => {
+      await api('POST', T, { name, max_bytes: '256Mi' });
+      await ready(`${T}/${name}`);
+      for (const s of subs) {
+        await api('POST', `${T}/${name}/subscriptions`, s);
+        await ready(`${T}/${name}/subscriptions/${s.name}`);
+      }
+    };
+    const batch = (prefix: string) => ({ messages: Array.from({ length: 100 }, (_, i) => ({ text: `${prefix}-${i}-${BODY}` })) });
+
+    // 1. Publish throughput: batches of 100, 4 publishers.
+    await topic('tput', [{ name: 'drain', max_ack_pending: 100_000 }]);
+    let sent = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: 4 }, async (_, w) => {
+        while (sent < N) {
+          sent += 100;
+          await api('POST', `${T}/tput:publish`, batch(`w${w}`));
+        }
+      }),
+    );
+    const publishMs = performance.now() - t0;
+    const published = sent;
+
+    // 2. Pull + ack end to end with several consumers.
+    let consumed = 0;
+    const t1 = performance.now();
+    await Promise.all(
+      Array.from({ length: CONSUMERS }, async () => {
+        while (consumed < published) {
+          const r = await api('POST', `${T}/tput/subscriptions/drain:pull`, { max_messages: 100, timeout_ms: 200 });
+          if (!r.messages.length) continue;
+          consumed += r.messages.length;
+          await api('POST', `${T}/tput/subscriptions/drain:acknowledge`, { ack_ids: r.messages.map((m: any) => m.ack_id) });
+        }
+      }),
+    );
+    const pullMs = performance.now() - t1;
+
+    // 3. Publish-to-delivery latency with a consumer that keeps up (long poll waiting).
+    await topic('lat', [{ name: 'rx' }]);
+    const latencies: number[] = [];
+    const sentAt = new Map<string, number>();
+    let stop = false;
+    const consumer = (async () => {
+      while (!stop) {
+        const r = await api('POST', `${T}/lat/subscriptions/rx:pull`, { max_messages: 100, timeout_ms: 1000 });
+        const now = performance.now();
+        for (const m of r.messages) latencies.push(now - sentAt.get(Buffer.from(m.data, 'base64').toString())!);
+        if (r.messages.length) await api('POST', `${T}/lat/subscriptions/rx:ack`, { ack_ids: r.messages.map((m: any) => m.ack_id) });
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 500; i++) {
+      sentAt.set(`l${i}`, performance.now());
+      await api('POST', `${T}/lat:publish`, { messages: [{ text: `l${i}` }] });
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    while (latencies.length < 500) await new Promise((r) => setTimeout(r, 5));
+    stop = true;
+    await consumer;
+
+    // 4. Push deliveries per second to a local receiver.
+    let received = 0;
+    let allIn: () => void = () => {};
+    const PUSH_N = Math.min(N, 5_000);
+    const done = new Promise<void>((r) => (allIn = r));
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(204).end();
+        if (++received === PUSH_N) allIn();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    const port = (receiver.address() as AddressInfo).port;
+    await topic('push', [{ name: 'hook', deliver: { mode: 'push', push: { url: `http://127.0.0.1:${port}/`, content_mode: 'cloudevents-binary' } } }]);
+    const t3 = performance.now();
+    for (let i = 0; i < PUSH_N; i += 100) await api('POST', `${T}/push:publish`, batch(`p${i}`));
+    await done;
+    const pushMs = performance.now() - t3;
+    receiver.close();
+
+    // Baselines.
+    const sqlite = sqliteBaseline(home, N);
+    const rs = redis ? await redisBaseline(redis.port, N) : undefined;
+
+    const pubRate = rate(published, publishMs);
+    const pullRate = rate(consumed, pullMs);
+    const rows: Row[] = [
+      { bench: 'messaging', metric: 'publish msgs/s (HTTP, batches of 100)', value: fmt(pubRate), baseline: rs ? `redis XADD ${fmt(rs.xadd)}` : 'redis n/a', ratio: rs ? `${(pubRate / rs.xadd).toFixed(2)}x` : '', goal: '50,000' },
+      { bench: 'messaging', metric: 'publish vs raw SQLite insert loop', value: fmt(pubRate), baseline: `sqlite ${fmt(sqlite)}`, ratio: `${(pubRate / sqlite).toFixed(2)}x` },
+      { bench: 'messaging', metric: `pull+ack msgs/s (${CONSUMERS} consumers)`, value: fmt(pullRate), baseline: rs ? `redis XREADGROUP+XACK ${fmt(rs.read)}` : 'redis n/a', ratio: rs ? `${(pullRate / rs.read).toFixed(2)}x` : '', goal: '20,000' },
+      { bench: 'messaging', metric: 'publish-to-pull p50 ms', value: pct(latencies, 50).toFixed(2), baseline: rs ? `redis ${rs.p50.toFixed(2)}` : '', ratio: rs ? `${(pct(latencies, 50) / rs.p50).toFixed(2)}x` : '' },
+      { bench: 'messaging', metric: 'publish-to-pull p99 ms', value: pct(latencies, 99).toFixed(2), baseline: rs ? `redis ${rs.p99.toFixed(2)}` : '', ratio: rs ? `${(pct(latencies, 99) / rs.p99).toFixed(2)}x` : '', goal: '< 10' },
+      { bench: 'messaging', metric: 'push deliveries/s (local receiver)', value: fmt(rate(PUSH_N, pushMs)) },
+    ];
+    return rows;
+  } finally {
+    d.child.kill('SIGTERM');
+    await new Promise((r) => d.child.once('exit', r));
+    redis?.child.kill('SIGKILL');
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** Starts the daemon from source (tsx) with the messaging knobs the bench needs. */
+async function spawnDaemon(home: string): Promise<{ child: ChildProcess; url: string }> {
+  const root = join(import.meta.dirname, '..');
+  const built = join(root, 'dist', 'daemon', 'main.js');
+  const argv = existsSync(built) ? [built] : ['--import', 'tsx', join(root, 'src', 'daemon', 'main.ts')];
+  const child = spawn(process.execPath, [...argv, '--port', '0'], {
+    env: {
+      ...process.env,
+      PLATFORM_HOME: home,
+      PLATFORM_ADMIN_EMAIL: ADMIN.email,
+      PLATFORM_ADMIN_PASSWORD: ADMIN.password,
+      PLATFORM_RATE_LIMIT_BURST: '0',
+      PLATFORM_PUBSUB_ALLOW_LOOPBACK_PUSH: 'true',
+      PLATFORM_PUBSUB_PUSH_CONCURRENCY: '32',
+    },
+    stdio: 'ignore',
+  });
+  const locator = join(home, 'daemon.json');
+  for (let i = 0; i < 2000; i++) {
+    if (existsSync(locator)) {
+      const l = JSON.parse(readFileSync(locator, 'utf8')) as { pid: number; url: string };
+      if (l.pid === child.pid) return { child, url: l.url };
+    }
+    await new Promise((r) => setTimeout(r, 15));
+  }
+  throw new Error('daemon did not start');
+}
+
+/** The storage floor: the same row shape inserted with prepared statements, 100 per transaction. */
+function sqliteBaseline(home: string, n: number): number {
+  const db = new Database(join(home, 'baseline.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec('CREATE TABLE m (seq INTEGER PRIMARY KEY AUTOINCREMENT, topic INTEGER, data BLOB, size INTEGER)');
+  const ins = db.prepare('INSERT INTO m (topic, data, size) VALUES (1, ?, ?)');
+  const batch = db.transaction((k: number) => {
+    for (let i = 0; i < 100; i++) ins.run(Buffer.from(`${k}-${i}-${BODY}`), 100);
+  });
+  const t = performance.now();
+  for (let k = 0; k < n / 100; k++) batch(k);
+  const r = rate(n, performance.now() - t);
+  db.close();
+  return r;
+}
+
+async function startRedis(): Promise<{ child: ChildProcess; port: number } | undefined> {
+  try {
+    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
+  } catch {
+    process.stderr.write('redis-server not installed: the redis streams baseline is skipped\n');
+    return undefined;
+  }
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  const port = (srv.address() as AddressInfo).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const probe = new Redis({ port, lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: null });
+  await probe.connect();
+  await probe.ping();
+  probe.disconnect();
+  return { child, port };
+}
+
+/** Redis streams through the same client process: XADD pipelines of 100, XREADGROUP+XACK, latency. */
+async function redisBaseline(port: number, n: number) {
+  const r = new Redis({ port });
+  const c = new Redis({ port });
+  await r.xgroup('CREATE', 's', 'g', '$', 'MKSTREAM');
+  let t = performance.now();
+  for (let k = 0; k < n / 100; k++) {
+    const p = r.pipeline();
+    for (let i = 0; i < 100; i++) p.xadd('s', '*', 'd', `${k}-${i}-${BODY}`);
+    await p.exec();
+  }
+  const xadd = rate(n, performance.now() - t);
+  let read = 0;
+  t = performance.now();
+  await Promise.all(
+    Array.from({ length: CONSUMERS }, async (_, w) => {
+      const conn = new Redis({ port });
+      while (read < n) {
+        const res = (await conn.xreadgroup('GROUP', 'g', `c${w}`, 'COUNT', 100, 'BLOCK', 200, 'STREAMS', 's', '>')) as [string, [string, string[]][]][] | null;
+        const ids = res?.[0]?.[1].map(([id]) => id) ?? [];
+        if (!ids.length) continue;
+        read += ids.length;
+        await conn.xack('s', 'g', ...ids);
+      }
+      conn.disconnect();
+    }),
+  );
+  const readRate = rate(read, performance.now() - t);
+  await r.xgroup('CREATE', 'l', 'g', '$', 'MKSTREAM');
+  const lat: number[] = [];
+  for (let i = 0; i < 500; i++) {
+    const waiting = c.xreadgroup('GROUP', 'g', 'c', 'COUNT', 100, 'BLOCK', 1000, 'STREAMS', 'l', '>') as Promise<[string, [string, string[]][]][] | null>;
+    await new Promise((res) => setImmediate(res));
+    const s = performance.now();
+    await r.xadd('l', '*', 'd', `l${i}`);
+    const got = await waiting;
+    lat.push(performance.now() - s);
+    await c.xack('l', 'g', ...(got?.[0]?.[1].map(([id]) => id) ?? []));
+  }
+  r.disconnect();
+  c.disconnect();
+  return { xadd, read: readRate, p50: pct(lat, 50), p99: pct(lat, 99) };
+}
+
+function printTable(rows: Row[]): void {
+  const cols: (keyof Row)[] = ['bench', 'metric', 'value', 'baseline', 'ratio', 'goal'];
+  const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c] ?? '').length)));
+  const line = (vals: string[]) => `| ${vals.map((v, i) => v.padEnd(widths[i]!)).join(' | ')} |`;
+  console.log(line(cols.map(String)));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const r of rows) console.log(line(cols.map((c) => String(r[c] ?? ''))));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  printTable(await messagingBench());
+}

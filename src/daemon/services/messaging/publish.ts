@@ -1,0 +1,85 @@
+import { tx } from '../../store/db.js';
+import type { Broker } from './broker.js';
+import type { TopicRow } from './store.js';
+import { dropOldest } from './retention.js';
+import { formatBytes } from '../../../api/quantity.js';
+
+export interface OutMessage {
+  data: Buffer;
+  attributes: Record<string, string>;
+  key?: string;
+}
+
+export interface PublishResult {
+  message_ids: string[];
+  /** Set when fewer than all messages were published; the rest were refused. */
+  error?: string;
+}
+
+/** Bytes a message occupies against max_bytes: payload, key and attribute names and values. */
+export function messageSize(m: OutMessage): number {
+  let n = m.data.length + (m.key ? Buffer.byteLength(m.key) : 0);
+  for (const [k, v] of Object.entries(m.attributes)) n += Buffer.byteLength(k) + Buffer.byteLength(v);
+  return n;
+}
+
+/**
+ * Appends messages to a ready topic in request order, in one transaction that commits before
+ * the caller answers (a 200 is durable). Each message gets `<ledger>:<entry>`. A message is stored
+ * only when some subscription will owe an acknowledgement for it; otherwise it is counted and
+ * reclaimed at once. When the topic is full, discard old drops the oldest messages and discard
+ * new refuses the rest of the batch. Callers must check that the topic is ready.
+ */
+export function publishMessages(b: Broker, topic: TopicRow, messages: OutMessage[], producer?: string): PublishResult {
+  const rt = b.loadTopic(topic.id);
+  const now = b.clock.now();
+  const ids: string[] = [];
+  let error: string | undefined;
+  let bytes = 0;
+  tx(b.store.db, () => {
+    const fresh = b.store.topicById(topic.id)!;
+    const subs = b.store.liveSubIds(topic.id);
+    let storage = fresh.storage_bytes;
+    const start = storage;
+    for (const [i, m] of messages.entries()) {
+      const size = messageSize(m);
+      if (subs.length) {
+        if (size > fresh.max_bytes) {
+          error = `message ${i} (${size} bytes) is larger than the topic's max_bytes ${formatBytes(fresh.max_bytes)}`;
+          break;
+        }
+        if (storage + size > fresh.max_bytes) {
+          if (fresh.discard === 'new') {
+            error = `topic ${fresh.name} is full (max_bytes ${formatBytes(fresh.max_bytes)}, discard new): acknowledge messages or raise max_bytes`;
+            break;
+          }
+          storage -= dropOldest(b.store, topic.id, storage + size - fresh.max_bytes);
+        }
+      }
+      const entry = rt.nextEntry++;
+      if (subs.length) {
+        const key = m.key ? m.key : null;
+        const seq = b.store.insertMessage({
+          topic_id: topic.id,
+          ledger: rt.ledger,
+          entry,
+          data: m.data,
+          attributes: Object.keys(m.attributes).length ? JSON.stringify(m.attributes) : null,
+          key,
+          publish_time: now,
+          size,
+        });
+        for (const s of subs) b.store.insertPending(s, seq, topic.id, size, key);
+        storage += size;
+      }
+      ids.push(`${rt.ledger}:${entry}`);
+      bytes += size;
+    }
+    b.store.addStorage(topic.id, storage - start);
+  });
+  rt.published += ids.length;
+  rt.publishedBytes += bytes;
+  if (producer) rt.producers.set(producer, now);
+  if (ids.length) b.wakeTopic(topic.id);
+  return error ? { message_ids: ids, error } : { message_ids: ids };
+}

@@ -1,0 +1,125 @@
+import { tx } from '../../store/db.js';
+import type { PulledMessage } from '../../../api/messaging.js';
+import type { Broker } from './broker.js';
+import type { MessageRow, PendingRow, SubRow } from './store.js';
+import { acknowledge, encodeAckId } from './ack.js';
+
+export interface Delivery {
+  row: PendingRow;
+  message: MessageRow;
+  /** 1 for the first delivery. */
+  attempt: number;
+}
+
+/**
+ * Leases up to `max` deliverable messages to one consumer, in publish order, in one transaction:
+ * each gets attempt + 1 and stays invisible until `leaseMs` passes. Routing follows the type:
+ * shared serves anyone; key-shared gives each ordering key to one consumer; failover serves only
+ * the active (earliest connected) consumer. max_ack_pending bounds what is in flight.
+ * `busyKeys` (push) skips keys that already have a delivery in flight and claims the chosen ones.
+ */
+export function take(b: Broker, subId: number, consumer: string, max: number, leaseMs?: number, busyKeys?: Set<string>): Delivery[] {
+  return tx(b.store.db, () => {
+    const sub = b.store.subById(subId);
+    if (!sub || sub.state === 'deleting') return [];
+    const now = b.clock.now();
+    const rt = b.subRuntime(sub.id);
+    for (const gone of rt.prune(now, b.config.consumerTtlMs)) b.store.releaseConsumer(sub.id, gone, now);
+    if (sub.type === 'failover' && rt.activeConsumer() !== consumer) return [];
+    const room = Math.min(max, sub.max_ack_pending - b.store.inflight(sub.id, now));
+    if (room <= 0) return [];
+    const chosen: PendingRow[] = [];
+    let after = 0;
+    scan: for (;;) {
+      const rows = b.store.visible(sub.id, now, after, 256);
+      if (!rows.length) break;
+      for (const r of rows) {
+        after = r.seq;
+        if (sub.type === 'key-shared' && r.key && !rt.ownsKey(r.key, consumer)) continue;
+        // Push keeps one delivery per key in flight, so a key's messages arrive in order.
+        if (busyKeys && r.key) {
+          if (busyKeys.has(r.key)) continue;
+          busyKeys.add(r.key);
+        }
+        chosen.push(r);
+        if (chosen.length >= room) break scan;
+      }
+    }
+    if (!chosen.length) return [];
+    const until = now + (leaseMs ?? sub.ack_deadline_seconds * 1000);
+    for (const r of chosen) b.store.lease(sub.id, r.seq, until, consumer);
+    const bySeq = new Map(b.store.messages(chosen.map((r) => r.seq)).map((m) => [m.seq, m]));
+    const out: Delivery[] = [];
+    const topicRt = b.topicRuntime(sub.topic_id);
+    for (const r of chosen) {
+      const message = bySeq.get(r.seq);
+      if (!message) {
+        if (busyKeys && r.key) busyKeys.delete(r.key);
+        continue;
+      }
+      out.push({ row: r, message, attempt: r.attempt + 1 });
+      if (r.attempt > 0) rt.noteRedelivery(now);
+      if (topicRt) {
+        topicRt.delivered++;
+        topicRt.deliveredBytes += message.size;
+      }
+    }
+    rt.delivered += out.length;
+    return out;
+  });
+}
+
+export function pulledView(sub: SubRow, d: Delivery, withAckId: boolean): PulledMessage {
+  const m = d.message;
+  return {
+    ...(withAckId ? { ack_id: encodeAckId(sub.id, m.seq, d.attempt) } : {}),
+    id: `${m.ledger}:${m.entry}`,
+    data: m.data.toString('base64'),
+    attributes: m.attributes ? (JSON.parse(m.attributes) as Record<string, string>) : {},
+    ...(m.key ? { key: m.key } : {}),
+    publish_time: new Date(m.publish_time).toISOString(),
+    delivery_attempt: d.attempt,
+  };
+}
+
+export interface PullResult {
+  messages: PulledMessage[];
+  acknowledged?: number;
+  error?: string;
+}
+
+/**
+ * A long poll: returns as soon as at least one message can be delivered, or empty after
+ * `timeoutMs`. Waiting is event driven (publish, acknowledgement, lease expiry wake the waiter).
+ */
+export async function pull(
+  b: Broker,
+  sub: SubRow,
+  opts: { max: number; timeoutMs: number; autoAck: boolean; consumer: string; aborted: () => boolean },
+): Promise<PullResult> {
+  const rt = b.subRuntime(sub.id);
+  rt.connect(opts.consumer, b.clock.now(), sub.type);
+  const deadline = Date.now() + opts.timeoutMs;
+  let got: Delivery[] = [];
+  try {
+    for (;;) {
+      got = take(b, sub.id, opts.consumer, opts.max);
+      const left = deadline - Date.now();
+      if (got.length || left <= 0 || b.stopped || opts.aborted()) break;
+      await b.waitFor(sub.id, left);
+    }
+  } finally {
+    rt.disconnect(opts.consumer, b.clock.now());
+  }
+  if (!opts.autoAck) return { messages: got.map((d) => pulledView(sub, d, true)) };
+  const acknowledged = acknowledge(b, sub, got.map((d) => d.message.seq));
+  const messages = got.map((d) => pulledView(sub, d, false));
+  if (acknowledged < got.length) {
+    return {
+      messages,
+      acknowledged,
+      error: `auto_ack acknowledged ${acknowledged} of ${got.length} messages; the rest will be redelivered after the deadline`,
+    };
+  }
+  return { messages, acknowledged };
+}

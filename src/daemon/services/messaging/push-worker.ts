@@ -1,0 +1,114 @@
+import type { Broker } from './broker.js';
+import { take, type Delivery } from './pull.js';
+import { acknowledge } from './ack.js';
+import { buildPushRequest } from './cloudevents.js';
+import { dispatchTarget } from './push-url.js';
+import { sendPush } from './push-delivery.js';
+import { pushFailed } from './dead-letter.js';
+import type { SubRow, TopicRow } from './store.js';
+
+/** The push worker's consumer name: it is the subscription's one connected consumer. */
+export const PUSH_CONSUMER = 'push-worker';
+
+/**
+ * Delivers a push subscription's messages (spec 3 §6). Event driven: publish, acknowledgement
+ * and backoff expiry kick it; it leases up to `pushConcurrency` messages (bounded by
+ * max_ack_pending) and sends them concurrently. A delivery in flight when the daemon dies keeps
+ * its lease in the database and is delivered again after restart.
+ */
+export class PushWorker {
+  private inflight = 0;
+  private scheduled = false;
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+  private readonly abort = new AbortController();
+  private readonly running = new Set<Promise<void>>();
+  /** key-shared: ordering keys with a delivery in flight (one at a time per key). */
+  private readonly busyKeys = new Set<string>();
+
+  constructor(
+    private readonly b: Broker,
+    private readonly subId: number,
+  ) {}
+
+  start(): void {
+    const sub = this.b.store.subById(this.subId);
+    if (sub) this.b.subRuntime(this.subId).connect(PUSH_CONSUMER, this.b.clock.now(), sub.type);
+    this.kick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.abort.abort();
+    await Promise.allSettled([...this.running]);
+    this.b.peekSubRuntime(this.subId)?.consumers.delete(PUSH_CONSUMER);
+  }
+
+  kick(): void {
+    if (this.stopped || this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      try {
+        this.pump();
+      } catch (e) {
+        this.b.log.error('messaging: push worker failed', { subscription: this.subId, error: String((e as Error).stack ?? e) });
+      }
+    });
+  }
+
+  private pump(): void {
+    if (this.stopped) return;
+    const sub = this.b.store.subById(this.subId);
+    if (!sub || sub.deliver_mode !== 'push' || !sub.push_url) return;
+    const topic = this.b.store.topicById(sub.topic_id);
+    if (!topic || topic.state === 'deleting') return;
+    // exclusive and failover are ordered: one delivery at a time; key-shared orders per key.
+    const ordered = sub.type === 'exclusive' || sub.type === 'failover';
+    const limit = ordered ? 1 : Math.max(1, Math.min(this.b.config.pushConcurrency, sub.max_ack_pending));
+    const keys = sub.type === 'key-shared' ? this.busyKeys : undefined;
+    const timeoutMs = this.b.config.pushTimeoutMs > 0 ? this.b.config.pushTimeoutMs : sub.ack_deadline_seconds * 1000;
+    while (this.inflight < limit) {
+      // The lease outlives the request timeout so a slow attempt is never handed out twice.
+      const batch = take(this.b, sub.id, PUSH_CONSUMER, limit - this.inflight, timeoutMs + 5_000, keys);
+      if (!batch.length) break;
+      for (const d of batch) this.track(this.deliver(sub, topic, d, timeoutMs), d.row.key ?? undefined);
+    }
+    this.scheduleNext();
+  }
+
+  private track(p: Promise<void>, key?: string): void {
+    this.inflight++;
+    const q = p
+      .catch((e) => this.b.log.error('messaging: push delivery failed', { subscription: this.subId, error: String(e) }))
+      .finally(() => {
+        this.inflight--;
+        if (key) this.busyKeys.delete(key);
+        this.running.delete(q);
+        this.kick();
+      });
+    this.running.add(q);
+  }
+
+  /** Wakes at the earliest backoff or lease expiry so retries need no polling. */
+  private scheduleNext(): void {
+    if (this.timer) clearTimeout(this.timer);
+    const now = this.b.clock.now();
+    const next = this.b.store.nextVisibleAt(this.subId, now);
+    if (next === undefined) return;
+    this.timer = setTimeout(() => this.kick(), Math.max(1, next - now));
+  }
+
+  private async deliver(sub: SubRow, topic: TopicRow, d: Delivery, timeoutMs: number): Promise<void> {
+    const req = buildPushRequest(sub, topic, d.message, d.attempt);
+    const target = dispatchTarget(sub.push_url!, sub.project_id, this.b.ctx.hooks);
+    const outcome = await sendPush(target, req, timeoutMs, this.abort.signal);
+    if (this.stopped) return; // the lease expires and the message is delivered again
+    if (outcome.ok) {
+      acknowledge(this.b, sub, [d.message.seq]);
+      return;
+    }
+    pushFailed(this.b, sub, topic, d, outcome.error ?? `status ${outcome.status}`);
+  }
+}

@@ -1,0 +1,310 @@
+import type { Db } from '../../store/db.js';
+import type Database from 'better-sqlite3';
+
+export type TopicState = 'pending' | 'ready' | 'degraded' | 'deleting';
+
+export interface TopicRow {
+  id: number;
+  project_id: string;
+  name: string;
+  display_name: string;
+  max_bytes: number;
+  max_age_ms: number;
+  discard: 'old' | 'new';
+  state: TopicState;
+  message: string;
+  storage_bytes: number;
+  created_at: string;
+  /** Joined from the project: used in paths and addresses. */
+  short: string;
+}
+
+export interface SubRow {
+  id: number;
+  topic_id: number;
+  project_id: string;
+  name: string;
+  display_name: string;
+  type: 'shared' | 'key-shared' | 'exclusive' | 'failover';
+  ack_deadline_seconds: number;
+  max_deliver: number;
+  start_from: 'all' | 'new';
+  max_ack_pending: number;
+  deliver_mode: 'pull' | 'push';
+  push_url: string | null;
+  content_mode: 'cloudevents-structured' | 'cloudevents-binary' | null;
+  dl_topic: string | null;
+  dl_after: number | null;
+  state: TopicState;
+  message: string;
+  created_at: string;
+}
+
+export interface MessageRow {
+  seq: number;
+  topic_id: number;
+  ledger: number;
+  entry: number;
+  data: Buffer;
+  attributes: string | null;
+  key: string | null;
+  publish_time: number;
+  size: number;
+}
+
+export interface PendingRow {
+  sub_id: number;
+  seq: number;
+  key: string | null;
+  attempt: number;
+  visible_at: number;
+  consumer: string | null;
+  last_error: string | null;
+  first_failure_at: number | null;
+}
+
+const TOPIC_SELECT = 'SELECT t.*, p.short FROM msg_topics t JOIN acct_projects p ON p.id = t.project_id';
+
+/** SQL of the messaging area; no HTTP here. Statements are prepared once and reused. */
+export class MsgStore {
+  private readonly cache = new Map<string, Database.Statement>();
+  constructor(readonly db: Db) {}
+
+  private st(sql: string): Database.Statement {
+    let s = this.cache.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.cache.set(sql, s);
+    }
+    return s;
+  }
+
+  // ---- ledgers ----
+  /** A fresh ledger id: each load of a topic writes to a new ledger, so ids never repeat. */
+  nextLedger(): number {
+    return (this.st(`UPDATE msg_meta SET v = v + 1 WHERE k = 'next_ledger' RETURNING v - 1 AS v`).get() as { v: number }).v;
+  }
+
+  // ---- topics ----
+  insertTopic(t: Omit<TopicRow, 'id' | 'storage_bytes' | 'short' | 'message'>): number {
+    return Number(
+      this.st(
+        `INSERT INTO msg_topics (project_id, name, display_name, max_bytes, max_age_ms, discard, state, created_at)
+         VALUES (@project_id, @name, @display_name, @max_bytes, @max_age_ms, @discard, @state, @created_at)`,
+      ).run(t).lastInsertRowid,
+    );
+  }
+  topic(projectId: string, name: string): TopicRow | undefined {
+    return this.st(`${TOPIC_SELECT} WHERE t.project_id = ? AND t.name = ?`).get(projectId, name) as TopicRow | undefined;
+  }
+  topicById(id: number): TopicRow | undefined {
+    return this.st(`${TOPIC_SELECT} WHERE t.id = ?`).get(id) as TopicRow | undefined;
+  }
+  listTopics(projectId: string, offset: number, limit: number): TopicRow[] {
+    return this.st(`${TOPIC_SELECT} WHERE t.project_id = ? ORDER BY t.name LIMIT ? OFFSET ?`).all(projectId, limit, offset) as TopicRow[];
+  }
+  allTopics(): TopicRow[] {
+    return this.st(`${TOPIC_SELECT} ORDER BY t.id`).all() as TopicRow[];
+  }
+  topicsWithMaxAge(): TopicRow[] {
+    return this.st(`${TOPIC_SELECT} WHERE t.max_age_ms > 0 AND t.state != 'deleting'`).all() as TopicRow[];
+  }
+  /** Budget claim of a project: every topic's max_bytes, and how many topics hold it. */
+  claim(projectId: string): { allocated: number; topics: number } {
+    const r = this.st('SELECT COALESCE(SUM(max_bytes), 0) AS allocated, COUNT(*) AS topics FROM msg_topics WHERE project_id = ?').get(projectId) as {
+      allocated: number;
+      topics: number;
+    };
+    return r;
+  }
+  updateTopic(id: number, f: { display_name: string; max_bytes: number; max_age_ms: number; discard: string }): void {
+    this.st('UPDATE msg_topics SET display_name = ?, max_bytes = ?, max_age_ms = ?, discard = ? WHERE id = ?').run(
+      f.display_name,
+      f.max_bytes,
+      f.max_age_ms,
+      f.discard,
+      id,
+    );
+  }
+  setTopicState(id: number, state: TopicState, message = ''): void {
+    this.st('UPDATE msg_topics SET state = ?, message = ? WHERE id = ?').run(state, message, id);
+  }
+  addStorage(topicId: number, delta: number): void {
+    if (delta) this.st('UPDATE msg_topics SET storage_bytes = storage_bytes + ? WHERE id = ?').run(delta, topicId);
+  }
+  /** Removes a topic with everything under it. */
+  purgeTopic(id: number): void {
+    this.st('DELETE FROM msg_pending WHERE sub_id IN (SELECT id FROM msg_subscriptions WHERE topic_id = ?)').run(id);
+    this.st('DELETE FROM msg_messages WHERE topic_id = ?').run(id);
+    this.st('DELETE FROM msg_subscriptions WHERE topic_id = ?').run(id);
+    this.st('DELETE FROM msg_topics WHERE id = ?').run(id);
+  }
+  projectTopicCount(projectId: string): number {
+    return (this.st('SELECT COUNT(*) AS n FROM msg_topics WHERE project_id = ?').get(projectId) as { n: number }).n;
+  }
+
+  // ---- subscriptions ----
+  insertSub(s: Omit<SubRow, 'id' | 'message'>): number {
+    return Number(
+      this.st(
+        `INSERT INTO msg_subscriptions (topic_id, project_id, name, display_name, type, ack_deadline_seconds, max_deliver, start_from,
+           max_ack_pending, deliver_mode, push_url, content_mode, dl_topic, dl_after, state, created_at)
+         VALUES (@topic_id, @project_id, @name, @display_name, @type, @ack_deadline_seconds, @max_deliver, @start_from,
+           @max_ack_pending, @deliver_mode, @push_url, @content_mode, @dl_topic, @dl_after, @state, @created_at)`,
+      ).run(s).lastInsertRowid,
+    );
+  }
+  sub(topicId: number, name: string): SubRow | undefined {
+    return this.st('SELECT * FROM msg_subscriptions WHERE topic_id = ? AND name = ?').get(topicId, name) as SubRow | undefined;
+  }
+  subById(id: number): SubRow | undefined {
+    return this.st('SELECT * FROM msg_subscriptions WHERE id = ?').get(id) as SubRow | undefined;
+  }
+  listSubs(topicId: number, offset: number, limit: number): SubRow[] {
+    return this.st('SELECT * FROM msg_subscriptions WHERE topic_id = ? ORDER BY name LIMIT ? OFFSET ?').all(topicId, limit, offset) as SubRow[];
+  }
+  /** Subscriptions a new message is owed to: every one not being deleted. */
+  liveSubIds(topicId: number): number[] {
+    return (this.st(`SELECT id FROM msg_subscriptions WHERE topic_id = ? AND state != 'deleting'`).all(topicId) as { id: number }[]).map((r) => r.id);
+  }
+  allSubs(): SubRow[] {
+    return this.st('SELECT * FROM msg_subscriptions ORDER BY id').all() as SubRow[];
+  }
+  subCount(topicId: number): number {
+    return (this.st(`SELECT COUNT(*) AS n FROM msg_subscriptions WHERE topic_id = ? AND state != 'deleting'`).get(topicId) as { n: number }).n;
+  }
+  updateSub(id: number, f: Pick<SubRow, 'display_name' | 'ack_deadline_seconds' | 'max_deliver' | 'max_ack_pending' | 'deliver_mode' | 'push_url' | 'content_mode' | 'dl_topic' | 'dl_after'>): void {
+    this.st(
+      `UPDATE msg_subscriptions SET display_name = @display_name, ack_deadline_seconds = @ack_deadline_seconds, max_deliver = @max_deliver,
+         max_ack_pending = @max_ack_pending, deliver_mode = @deliver_mode, push_url = @push_url, content_mode = @content_mode,
+         dl_topic = @dl_topic, dl_after = @dl_after WHERE id = @id`,
+    ).run({ ...f, id });
+  }
+  setSubState(id: number, state: TopicState, message = ''): void {
+    this.st('UPDATE msg_subscriptions SET state = ?, message = ? WHERE id = ?').run(state, message, id);
+  }
+  /** Removes a subscription and its cursor; returns the sequence numbers it still owed. */
+  purgeSub(id: number): number[] {
+    const seqs = (this.st('SELECT seq FROM msg_pending WHERE sub_id = ?').all(id) as { seq: number }[]).map((r) => r.seq);
+    this.st('DELETE FROM msg_pending WHERE sub_id = ?').run(id);
+    this.st('DELETE FROM msg_subscriptions WHERE id = ?').run(id);
+    return seqs;
+  }
+  /** Subscriptions that name this topic as their dead-letter topic. */
+  subsWithDeadLetter(projectId: string, topic: string): SubRow[] {
+    return this.st('SELECT * FROM msg_subscriptions WHERE project_id = ? AND dl_topic = ?').all(projectId, topic) as SubRow[];
+  }
+
+  // ---- messages ----
+  insertMessage(m: Omit<MessageRow, 'seq'>): number {
+    return Number(
+      this.st(
+        'INSERT INTO msg_messages (topic_id, ledger, entry, data, attributes, key, publish_time, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      ).run(m.topic_id, m.ledger, m.entry, m.data, m.attributes, m.key, m.publish_time, m.size).lastInsertRowid,
+    );
+  }
+  insertPending(subId: number, seq: number, topicId: number, size: number, key: string | null): void {
+    this.st('INSERT INTO msg_pending (sub_id, seq, topic_id, size, key) VALUES (?, ?, ?, ?, ?)').run(subId, seq, topicId, size, key);
+  }
+  /** start_from all: the new subscription owes every message the topic still retains. */
+  seedPending(subId: number, topicId: number): number {
+    return this.st(
+      'INSERT INTO msg_pending (sub_id, seq, topic_id, size, key) SELECT ?, seq, topic_id, size, key FROM msg_messages WHERE topic_id = ?',
+    ).run(subId, topicId).changes;
+  }
+  oldest(topicId: number, limit: number): { seq: number; size: number }[] {
+    return this.st('SELECT seq, size FROM msg_messages WHERE topic_id = ? ORDER BY seq LIMIT ?').all(topicId, limit) as { seq: number; size: number }[];
+  }
+  expired(topicId: number, before: number, limit: number): { seq: number; size: number }[] {
+    return this.st('SELECT seq, size FROM msg_messages WHERE topic_id = ? AND publish_time < ? ORDER BY seq LIMIT ?').all(topicId, before, limit) as {
+      seq: number;
+      size: number;
+    }[];
+  }
+  /** Drops a message for every subscription (discard old, max_age). Returns the bytes freed. */
+  dropMessage(seq: number): number {
+    this.st('DELETE FROM msg_pending WHERE seq = ?').run(seq);
+    const r = this.st('DELETE FROM msg_messages WHERE seq = ? RETURNING size').get(seq) as { size: number } | undefined;
+    return r?.size ?? 0;
+  }
+  /** Deletes a message once no subscription owes it. Returns the bytes freed (0 when still owed). */
+  reclaim(seq: number): number {
+    const r = this.st(
+      'DELETE FROM msg_messages WHERE seq = ? AND NOT EXISTS (SELECT 1 FROM msg_pending WHERE seq = ?) RETURNING size',
+    ).get(seq, seq) as { size: number } | undefined;
+    return r?.size ?? 0;
+  }
+  messages(seqs: number[]): MessageRow[] {
+    if (!seqs.length) return [];
+    return this.st(`SELECT * FROM msg_messages WHERE seq IN (${seqs.map(() => '?').join(',')})`).all(...seqs) as MessageRow[];
+  }
+  message(seq: number): MessageRow | undefined {
+    return this.st('SELECT * FROM msg_messages WHERE seq = ?').get(seq) as MessageRow | undefined;
+  }
+
+  // ---- cursors ----
+  /** Leased (delivered, not yet acknowledged, deadline not passed) or backing off. */
+  inflight(subId: number, now: number): number {
+    return (this.st('SELECT COUNT(*) AS n FROM msg_pending WHERE sub_id = ? AND visible_at > ?').get(subId, now) as { n: number }).n;
+  }
+  /**
+   * Deliverable rows in publish order. The unary plus keeps SQLite on the primary key (ordered by
+   * seq) instead of the visibility index plus a sort over the whole backlog.
+   */
+  visible(subId: number, now: number, afterSeq: number, limit: number): PendingRow[] {
+    return this.st('SELECT * FROM msg_pending WHERE sub_id = ? AND seq > ? AND +visible_at <= ? ORDER BY seq LIMIT ?').all(
+      subId,
+      afterSeq,
+      now,
+      limit,
+    ) as PendingRow[];
+  }
+  nextVisibleAt(subId: number, now: number): number | undefined {
+    const r = this.st('SELECT MIN(visible_at) AS t FROM msg_pending WHERE sub_id = ? AND visible_at > ?').get(subId, now) as { t: number | null };
+    return r.t ?? undefined;
+  }
+  lease(subId: number, seq: number, until: number, consumer: string): void {
+    this.st('UPDATE msg_pending SET attempt = attempt + 1, visible_at = ?, consumer = ? WHERE sub_id = ? AND seq = ?').run(until, consumer, subId, seq);
+  }
+  pending(subId: number, seq: number): PendingRow | undefined {
+    return this.st('SELECT * FROM msg_pending WHERE sub_id = ? AND seq = ?').get(subId, seq) as PendingRow | undefined;
+  }
+  /** A failed push attempt: back off until `until` and keep the error for the dead-letter record. */
+  retryLater(subId: number, seq: number, until: number, error: string, now: number): void {
+    this.st(
+      'UPDATE msg_pending SET visible_at = ?, last_error = ?, first_failure_at = COALESCE(first_failure_at, ?) WHERE sub_id = ? AND seq = ?',
+    ).run(until, error, now, subId, seq);
+  }
+  ack(subId: number, seq: number): boolean {
+    return this.st('DELETE FROM msg_pending WHERE sub_id = ? AND seq = ?').run(subId, seq).changes > 0;
+  }
+  /** Makes a gone consumer's leased messages deliverable again at once (Pulsar redelivers on disconnect). */
+  releaseConsumer(subId: number, consumer: string, now: number): number {
+    return this.st('UPDATE msg_pending SET visible_at = 0 WHERE sub_id = ? AND consumer = ? AND visible_at > ?').run(subId, consumer, now).changes;
+  }
+  /** Broker restart: every consumer connection is gone, so every unacknowledged message is due again. */
+  releaseAll(): number {
+    return this.st('UPDATE msg_pending SET visible_at = 0 WHERE visible_at > 0').run().changes;
+  }
+
+  // ---- stats ----
+  subStats(subId: number, now: number): { backlog: number; unacked: number } {
+    return this.st(
+      'SELECT COUNT(*) AS backlog, COALESCE(SUM(attempt > 0 AND visible_at > ?), 0) AS unacked FROM msg_pending WHERE sub_id = ?',
+    ).get(now, subId) as { backlog: number; unacked: number };
+  }
+  topicBacklogBytes(topicId: number): number {
+    return (
+      this.st('SELECT COALESCE(SUM(size), 0) AS b FROM msg_pending WHERE sub_id IN (SELECT id FROM msg_subscriptions WHERE topic_id = ?)').get(topicId) as {
+        b: number;
+      }
+    ).b;
+  }
+  projectBytes(projectId: string): { storage: number; backlog: number } {
+    const s = this.st('SELECT COALESCE(SUM(storage_bytes), 0) AS s FROM msg_topics WHERE project_id = ?').get(projectId) as { s: number };
+    const b = this.st(
+      'SELECT COALESCE(SUM(p.size), 0) AS b FROM msg_pending p JOIN msg_subscriptions s ON s.id = p.sub_id WHERE s.project_id = ?',
+    ).get(projectId) as { b: number };
+    return { storage: s.s, backlog: b.b };
+  }
+}
