@@ -29,6 +29,26 @@ export interface Hooks {
   unownedAgents: Array<() => string[]>;
   /** Live use of a project's quota resources (spec 1 §8.3 names, e.g. instances, cpu_limits), by area. */
   quotaUsage: Array<(projectId: string) => { source: string; used: Partial<Record<string, number>> }>;
+  /** Set by the agents area: lets the secrets area bind project secrets to agents (spec 2 §4.1). */
+  agentSecrets?: AgentSecretsHook;
+  /** Set by the secrets area: an agent's bound values for a deploy (tracking bindings take the newest). */
+  boundSecretEnv?: (projectId: string, agent: string) => Record<string, string>;
+}
+
+/** What the secrets area needs from the agents area to bind, unbind and apply. */
+export interface AgentSecretsHook {
+  /** The agent's id when an agent of that name exists in the project. */
+  find(projectId: string, agent: string): { id: string } | undefined;
+  /**
+   * Sets and removes keys of the agent's stored secret environment and rolls a revision. Called
+   * inside the secrets area's transaction (so all or nothing); returns whether a revision was
+   * rolled and optional work to run after the commit (for example recycling running instances).
+   */
+  applySecretEnv(
+    projectId: string,
+    agentId: string,
+    change: { set: Record<string, string>; remove: string[] },
+  ): { revisionRolled: boolean; afterCommit?: () => Promise<void> };
 }
 
 export const emptyHooks = (): Hooks => ({ projectDependents: [], agentNames: [], unownedAgents: [], quotaUsage: [] });

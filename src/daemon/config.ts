@@ -14,6 +14,8 @@ export interface DaemonConfig {
   /** INVOKE_AUTH_REQUIRED (spec 1 §5); default true. */
   invokeAuthRequired: boolean;
   admin: { email?: string; password?: string };
+  /** Project secret store (spec 2 §4.1): `local` (sealed values in the database) or `off` (503). */
+  secretsStore: 'local' | 'off';
 }
 
 const num = (v: string | undefined, d: number) => (v !== undefined && v !== '' && Number.isFinite(Number(v)) ? Number(v) : d);
@@ -38,6 +40,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
     },
     invokeAuthRequired: (env.INVOKE_AUTH_REQUIRED ?? 'true').toLowerCase() !== 'false',
     admin: { email: env.PLATFORM_ADMIN_EMAIL, password: env.PLATFORM_ADMIN_PASSWORD },
+    secretsStore: env.PLATFORM_SECRETS_STORE === 'off' ? 'off' : 'local',
     ...overrides,
   };
 }

@@ -5,11 +5,12 @@ import { accountsArea } from './services/accounts/routes.js';
 import { invitationsArea } from './services/invitations/routes.js';
 import { serviceAccountsArea } from './services/service-accounts/routes.js';
 import { auditArea } from './services/audit/routes.js';
+import { secretsArea } from './services/secrets/routes.js';
 
 /**
  * Every area of the daemon, in start order; they stop in reverse (gateway and triggers first,
  * workloads next, the store last). The accounts area comes first because the others use its tables.
  */
 export function allAreas(): Area[] {
-  return [accountsArea, healthArea, authArea, invitationsArea, serviceAccountsArea, auditArea];
+  return [accountsArea, healthArea, authArea, invitationsArea, serviceAccountsArea, auditArea, secretsArea];
 }
