@@ -36,6 +36,26 @@ export interface Hooks {
   hostRoutes: Array<{ matches(host: string): boolean; serve(ctx: RequestContext): Promise<void> }>;
   /** Push targets: maps a workload url of the project to where it listens (undefined: not a workload). */
   pushTargets?: Array<(projectId: string, url: URL) => string | undefined>;
+  /** Set by the agents area: lets the secrets area bind project secrets to agents (spec 2 §4.1). */
+  agentSecrets?: AgentSecretsHook;
+  /** Set by the secrets area: an agent's bound values for a deploy (tracking bindings take the newest). */
+  boundSecretEnv?: (projectId: string, agent: string) => Record<string, string>;
+}
+
+/** What the secrets area needs from the agents area to bind, unbind and apply. */
+export interface AgentSecretsHook {
+  /** The agent's id when an agent of that name exists in the project. */
+  find(projectId: string, agent: string): { id: string } | undefined;
+  /**
+   * Sets and removes keys of the agent's stored secret environment and rolls a revision. Called
+   * inside the secrets area's transaction (so all or nothing); returns whether a revision was
+   * rolled and optional work to run after the commit (for example recycling running instances).
+   */
+  applySecretEnv(
+    projectId: string,
+    agentId: string,
+    change: { set: Record<string, string>; remove: string[] },
+  ): { revisionRolled: boolean; afterCommit?: () => Promise<void> };
 }
 
 export const emptyHooks = (): Hooks => ({ projectDependents: [], agentNames: [], unownedAgents: [], quotaUsage: [], hostRoutes: [] });

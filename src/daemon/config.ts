@@ -19,6 +19,8 @@ export interface DaemonConfig {
   workloads: WorkloadConfig;
   cache: CacheConfig;
   messaging: MessagingConfig;
+  /** Project secret store (spec 2 §4.1): `local` (sealed values in the database) or `off` (503). */
+  secretsStore: 'local' | 'off';
 }
 
 export interface WorkloadConfig {
@@ -139,6 +141,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
     },
     workloads: workloadConfigFromEnv(env),
     messaging: messagingConfig(env),
+    secretsStore: env.PLATFORM_SECRETS_STORE === 'off' ? 'off' : 'local',
     ...overrides,
   };
 }

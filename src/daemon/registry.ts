@@ -8,11 +8,12 @@ import { auditArea } from './services/audit/routes.js';
 import { createCacheArea } from './services/cache/routes.js';
 import { createAgentsArea } from './services/agents/routes.js';
 import { messagingArea } from './services/messaging/routes.js';
+import { secretsArea } from './services/secrets/routes.js';
 
 /**
  * Every area of the daemon, in start order; they stop in reverse (gateway and triggers first,
  * workloads next, the store last). The accounts area comes first because the others use its tables.
  */
 export function allAreas(): Area[] {
-  return [accountsArea, healthArea, authArea, invitationsArea, serviceAccountsArea, auditArea, createAgentsArea(), createCacheArea(), messagingArea()];
+  return [accountsArea, healthArea, authArea, invitationsArea, serviceAccountsArea, auditArea, createAgentsArea(), createCacheArea(), messagingArea(), secretsArea];
 }

@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writePrivate } from '../../bootstrap.js';
+import type { Db } from '../../store/db.js';
+import { unavailable } from '../../http/errors.js';
+import { open, seal } from './crypto.js';
+import * as store from './store.js';
+
+export type StoreState = { state: 'unsealed'; key: Buffer } | { state: 'unconfigured' | 'sealed'; reason: string };
+
+const KEY_CHECK_AAD = 'secrets-master-key-check';
+const KEY_CHECK_TEXT = 'platform secret store master key';
+
+/**
+ * The store's master key and seal state. On this headless daemon the key is a 0600 file,
+ * `keys/secrets-master.key` (32 random bytes, base64), created on first start when the store holds
+ * nothing. The file is re-read on every use, so removing or moving it seals the store at once and
+ * putting it back unseals it, with no restart (docs/decisions/secrets.md). A key that does not
+ * open the stored key check (the wrong file) is treated as sealed, never as an empty store.
+ */
+export class MasterKey {
+  readonly file: string;
+  private verified?: string;
+
+  constructor(
+    private readonly db: Db,
+    home: string,
+    private readonly configured: boolean,
+  ) {
+    this.file = join(home, 'keys', 'secrets-master.key');
+  }
+
+  /** First start: creates the key and its check value, only while nothing is sealed under another key. */
+  init(): void {
+    if (!this.configured) return;
+    const check = store.getMeta(this.db, 'key_check');
+    if (!check && !existsSync(this.file) && !store.hasAnyCiphertext(this.db)) {
+      writePrivate(this.file, randomBytes(32).toString('base64') + '\n');
+    }
+    if (!check && existsSync(this.file)) {
+      const key = this.readFile();
+      if (key) store.setMeta(this.db, 'key_check', seal(key, Buffer.from(KEY_CHECK_TEXT), KEY_CHECK_AAD).toString('base64'));
+    }
+  }
+
+  state(): StoreState {
+    if (!this.configured) return { state: 'unconfigured', reason: 'the project secret store is not configured (PLATFORM_SECRETS_STORE=off)' };
+    const key = this.readFile();
+    if (!key) return { state: 'sealed', reason: 'the project secret store is sealed: its master key is missing or unreadable' };
+    const fingerprint = key.toString('base64');
+    if (this.verified !== fingerprint) {
+      const check = store.getMeta(this.db, 'key_check');
+      try {
+        if (!check || open(key, Buffer.from(check, 'base64'), KEY_CHECK_AAD).toString() !== KEY_CHECK_TEXT) throw new Error('mismatch');
+      } catch {
+        return { state: 'sealed', reason: 'the project secret store is sealed: the master key does not match the store' };
+      }
+      this.verified = fingerprint;
+    }
+    return { state: 'unsealed', key };
+  }
+
+  /** The key, or 503 when the store is unconfigured or sealed (never an empty answer). */
+  require(): Buffer {
+    const s = this.state();
+    if (s.state !== 'unsealed') throw unavailable(s.reason);
+    return s.key;
+  }
+
+  private readFile(): Buffer | undefined {
+    try {
+      const key = Buffer.from(readFileSync(this.file, 'utf8').trim(), 'base64');
+      return key.length === 32 ? key : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}

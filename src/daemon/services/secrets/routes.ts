@@ -1,0 +1,79 @@
+import type { IncomingMessage } from 'node:http';
+import { DEFAULT_BODY_LIMIT } from '../../../api/contract.js';
+import { RevealBody, secretMapRoutes, secretRoutes, vaultRoutes } from '../../../api/secrets.js';
+import type { Area, AreaContext } from '../../area.js';
+import { readBody } from '../../http/body.js';
+import { sendJson, type Router } from '../../http/router.js';
+import * as bindings from './bindings.js';
+import type { Deps } from './deps.js';
+import { MasterKey } from './master-key.js';
+import { secretMigrations } from './migrations.js';
+import * as secrets from './service.js';
+import * as store from './store.js';
+import { issueToken } from './tokens.js';
+import { serveVaultRead } from './vault-read.js';
+
+/** The address callers used to reach us: read tokens point back at it (docs/decisions/secrets.md). */
+const baseUrlOf = (ctx: AreaContext, req: IncomingMessage) => `http://${req.headers.host ?? `${ctx.config.host}:${ctx.config.port}`}`;
+
+/**
+ * Reveal's body is optional and forgiving (spec 2 §4.1): a malformed one reveals the current
+ * version, so it is read here instead of by the router's strict JSON parsing.
+ */
+async function lenientRevealBody(req: IncomingMessage): Promise<{ version?: number; reason?: string }> {
+  const raw = await readBody(req, DEFAULT_BODY_LIMIT);
+  try {
+    const parsed = RevealBody.safeParse(JSON.parse(raw.toString('utf8')));
+    return parsed.success ? parsed.data : {};
+  } catch {
+    return {};
+  }
+}
+
+function register(r: Router, ctx: AreaContext, d: Deps): void {
+  r.handle(secretRoutes.list, ({ principal, params, query }) => secrets.list(d, principal!, params.projectID, query));
+  r.handle(secretRoutes.write, ({ principal, params, body, requestId }) => secrets.write(d, principal!, params.projectID, body, requestId));
+  r.handle(secretRoutes.get, ({ principal, params }) => secrets.get(d, principal!, params.projectID, params.name));
+  r.handle(secretRoutes.versions, ({ principal, params }) => secrets.versions(d, principal!, params.projectID, params.name));
+  r.handle(secretRoutes.delete, ({ principal, params, requestId }) => secrets.remove(d, principal!, params.projectID, params.name, requestId));
+  r.raw(secretRoutes.reveal, async (c, params) => {
+    const body = await lenientRevealBody(c.req);
+    sendJson(c.res, 200, secrets.reveal(d, c.principal!, params.projectID!, params.name!, body, c.requestId));
+  });
+  r.handle(secretRoutes.issueToken, ({ principal, params, body, req, requestId }) =>
+    issueToken(d, principal!, params.projectID, params.name, body, baseUrlOf(ctx, req), requestId),
+  );
+  r.handle(secretRoutes.issueProjectToken, ({ principal, params, body, req, requestId }) =>
+    issueToken(d, principal!, params.projectID, undefined, body, baseUrlOf(ctx, req), requestId),
+  );
+
+  r.handle(secretMapRoutes.list, ({ principal, params, query }) => bindings.listAll(d, principal!, params.projectID, query));
+  r.handle(secretMapRoutes.agentList, ({ principal, params }) => bindings.listAgent(d, principal!, params.projectID, params.agent));
+  r.handle(secretMapRoutes.put, ({ principal, params, body, requestId }) => bindings.put(d, principal!, params.projectID, params.agent, params.envName, body, requestId));
+  r.handle(secretMapRoutes.delete, ({ principal, params, requestId }) => bindings.unbind(d, principal!, params.projectID, params.agent, params.envName, requestId));
+  r.handle(secretMapRoutes.apply, ({ principal, params, requestId }) => bindings.apply(d, principal!, params.projectID, params.agent, requestId));
+
+  r.raw(vaultRoutes.read, (c, params) => serveVaultRead(d, c, params, new URL(c.req.url ?? '/', 'http://localhost')));
+}
+
+/** One store per daemon (tests run several daemons in one process). */
+const depsOf = new WeakMap<AreaContext, Deps>();
+
+/** Project secret store, read tokens with a Vault KV v2 read path, and agent bindings (spec 2 §4.1). */
+export const secretsArea: Area = {
+  name: 'secrets',
+  migrations: secretMigrations,
+  register(r, ctx) {
+    const d: Deps = { ctx, key: new MasterKey(ctx.db, ctx.config.home, ctx.config.secretsStore !== 'off') };
+    depsOf.set(ctx, d);
+    register(r, ctx, d);
+    ctx.hooks.boundSecretEnv = (projectId, agent) => bindings.boundEnv(d, projectId, agent);
+    ctx.hooks.projectDependents.push((projectId) => {
+      const n = store.countLive(ctx.db, projectId);
+      return n ? `${n} secret${n === 1 ? '' : 's'}` : undefined;
+    });
+  },
+  async start(ctx) {
+    depsOf.get(ctx)?.key.init();
+  },
+};

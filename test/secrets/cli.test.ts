@@ -1,0 +1,97 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import nodeVault from 'node-vault';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliSandbox } from '../helpers/cli.js';
+
+/** `platform secrets ...` with the built binary against the daemon it spawns (project `default`). */
+const cli = cliSandbox();
+afterAll(() => cli.stop());
+beforeAll(async () => {
+  const r = await cli.run(['daemon', 'start', '--json']);
+  expect(r.exitCode, r.stderr).toBe(0);
+});
+
+describe('platform secrets', () => {
+  it('set reads the value from stdin or a file, never from an argument', async () => {
+    const first = await cli.run(['secrets', 'set', 'db-password', '--json'], { input: 'hunter2-from-stdin\n' });
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(first.json).toMatchObject({ name: 'db-password', version: 1, created: true });
+    const human = await cli.run(['secrets', 'set', 'db-password'], { input: 'rotated-value' });
+    expect(human.stdout).toBe('rotated db-password: version 2');
+    const file = join(cli.home, 'value.pem');
+    writeFileSync(file, '-----BEGIN KEY-----\nabc\n');
+    expect((await cli.run(['secrets', 'set', 'tls-key', '--from-file', file, '--json'])).json).toMatchObject({ version: 1 });
+    const asArg = await cli.run(['secrets', 'set', 'db-password', 'value-in-argv']);
+    expect(asArg.exitCode).toBe(2);
+    expect(asArg.stderr).toMatch(/Unexpected argument/);
+    const empty = await cli.run(['secrets', 'set', 'empty'], { input: '' });
+    expect(empty.exitCode).toBe(2);
+    expect(empty.stderr).toMatch(/value is empty/);
+    const badName = await cli.run(['secrets', 'set', '-bad', '--json'], { input: 'x' });
+    expect(badName.exitCode).toBe(1);
+  });
+
+  it('list, get and versions show metadata only', async () => {
+    const list = await cli.run(['secrets', 'list']);
+    expect(list.exitCode, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/^NAME\s+VERSION\s+UPDATED\s+CREATED/);
+    expect(list.stdout).toMatch(/db-password\s+2\s/);
+    expect(list.stdout).not.toMatch(/hunter2|rotated-value/);
+    const json = await cli.run(['secrets', 'list', '--json']);
+    expect(json.json.path_prefix).toMatch(/^secret\/data\/[a-z0-9]{6}\/$/);
+    const get = await cli.run(['secrets', 'get', 'db-password']);
+    expect(get.stdout).toMatch(/current_version\s+2/);
+    expect(get.stdout).toMatch(/used_by\s+nothing/);
+    const versions = await cli.run(['secrets', 'versions', 'db-password', '--json']);
+    expect(versions.json.versions).toHaveLength(2);
+    expect((await cli.run(['secrets', 'versions', 'db-password'])).stdout).toMatch(/2 \(current\)/);
+    const missing = await cli.run(['secrets', 'get', 'nope']);
+    expect(missing.exitCode).toBe(1);
+    expect(missing.stderr).toMatch(/secret nope not found/);
+  });
+
+  it('reveal prints only the value, needs --reason, and takes --version', async () => {
+    const r = await cli.run(['secrets', 'reveal', 'db-password', '--reason', 'cli test']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe('rotated-value');
+    expect((await cli.run(['secrets', 'reveal', 'db-password', '--reason', 'old', '--version', '1'])).stdout).toBe('hunter2-from-stdin');
+    expect((await cli.run(['secrets', 'reveal', 'tls-key', '--reason', 'x', '--json'])).json.value).toBe('-----BEGIN KEY-----\nabc\n');
+    const noReason = await cli.run(['secrets', 'reveal', 'db-password']);
+    expect(noReason.exitCode).toBe(2);
+  });
+
+  it('token mints a read token that a Vault client uses', async () => {
+    const one = await cli.run(['secrets', 'token', 'db-password', '--ttl', '99999', '--json']);
+    expect(one.exitCode, one.stderr).toBe(0);
+    expect(one.json.ttl_seconds).toBe(3600);
+    const v = nodeVault({ endpoint: one.json.read.addr, token: one.json.token });
+    expect((await v.read(one.json.read.path)).data.data.value).toBe('rotated-value');
+    const all = await cli.run(['secrets', 'token']);
+    expect(all.stdout).toMatch(/ttl_seconds\s+300/);
+    expect(all.stdout).toMatch(/path\s+secret\/data\/[a-z0-9]{6}\/\n?/);
+  });
+
+  it('bindings, bind, unbind and apply reach the API (no agents in this daemon yet: 404 unknown agent)', async () => {
+    const list = await cli.run(['secrets', 'bindings']);
+    expect(list.exitCode, list.stderr).toBe(0);
+    expect(list.stdout).toBe('no bindings');
+    for (const args of [['bind', 'ghost', 'DB_PASSWORD', 'db-password', '--version', '1'], ['apply', 'ghost'], ['bindings', 'ghost']]) {
+      const r = await cli.run(['secrets', ...args]);
+      expect(r.exitCode, args.join(' ')).toBe(1);
+      expect(r.stderr).toMatch(/agent ghost not found/);
+    }
+    const unbind = await cli.run(['secrets', 'unbind', 'ghost', 'DB_PASSWORD', '--json']);
+    expect(unbind.json).toMatchObject({ status: 404, error: 'no binding of DB_PASSWORD on agent ghost' });
+  });
+
+  it('delete asks for --yes without a terminal, then destroys the secret', async () => {
+    const refused = await cli.run(['secrets', 'delete', 'tls-key']);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(/--yes/);
+    const ok = await cli.run(['secrets', 'delete', 'tls-key', '--yes']);
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect(ok.stdout).toBe('deleted tls-key');
+    expect((await cli.run(['secrets', 'get', 'tls-key'])).exitCode).toBe(1);
+  });
+});
