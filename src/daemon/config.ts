@@ -14,6 +14,15 @@ export interface DaemonConfig {
   /** INVOKE_AUTH_REQUIRED (spec 1 §5); default true. */
   invokeAuthRequired: boolean;
   admin: { email?: string; password?: string };
+  /** Vector indexes (spec 3 §2.1, §8): readiness delay, count refresh, default width, search planner. */
+  vector: {
+    readyDelayMs: number;
+    countRefreshMs: number;
+    defaultDimensions: number;
+    exactMaxPoints: number;
+    exactMaxCandidates: number;
+    ef: number;
+  };
 }
 
 const num = (v: string | undefined, d: number) => (v !== undefined && v !== '' && Number.isFinite(Number(v)) ? Number(v) : d);
@@ -38,6 +47,14 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
     },
     invokeAuthRequired: (env.INVOKE_AUTH_REQUIRED ?? 'true').toLowerCase() !== 'false',
     admin: { email: env.PLATFORM_ADMIN_EMAIL, password: env.PLATFORM_ADMIN_PASSWORD },
+    vector: {
+      readyDelayMs: num(env.PLATFORM_VECTOR_READY_DELAY_MS, 250),
+      countRefreshMs: num(env.PLATFORM_VECTOR_COUNT_REFRESH_SECONDS, 300) * 1000,
+      defaultDimensions: num(env.PLATFORM_VECTOR_DEFAULT_DIMENSIONS, 768),
+      exactMaxPoints: num(env.PLATFORM_VECTOR_EXACT_MAX_POINTS, 256),
+      exactMaxCandidates: num(env.PLATFORM_VECTOR_EXACT_MAX_CANDIDATES, 2048),
+      ef: num(env.PLATFORM_VECTOR_EF, 128),
+    },
     ...overrides,
   };
 }

@@ -2,11 +2,12 @@ import type { Area } from './area.js';
 import { healthArea } from './services/health/routes.js';
 import { authArea } from './services/auth/routes.js';
 import { accountsArea } from './services/accounts/routes.js';
+import { vectorArea } from './services/vector/routes.js';
 
 /**
  * Every area of the daemon, in start order; they stop in reverse (gateway and triggers first,
  * workloads next, the store last). The accounts area comes first because the others use its tables.
  */
 export function allAreas(): Area[] {
-  return [accountsArea, healthArea, authArea];
+  return [accountsArea, healthArea, authArea, vectorArea()];
 }
