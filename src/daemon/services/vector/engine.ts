@@ -1,5 +1,5 @@
 import type { Distance, QuantizationKind } from '../../../api/vector.js';
-import { makeAnn, type Ann } from './ann.js';
+import { annDistanceToScore, makeAnn, type Ann } from './ann.js';
 import type { Payload, Predicate } from './filter.js';
 import { compareScored, exactScore, fromBlob } from './scoring.js';
 import type { VectorStore } from './store.js';
@@ -34,7 +34,7 @@ export interface SearchStats {
 }
 
 /** Candidate oversampling before float rescoring: codes rank coarsely, binary the most. */
-const OVERSAMPLE: Record<QuantizationKind, number> = { none: 1, scalar: 3, binary: 10 };
+const OVERSAMPLE: Record<QuantizationKind, number> = { none: 1, scalar: 4, binary: 16 };
 const SELECTIVITY_SAMPLE = 256;
 
 /**
@@ -196,32 +196,49 @@ export class IndexEngine {
     if (pred && found.length < Math.min(need, Math.ceil(selectivity * n))) {
       return { results: this.exactSearch(q, need, pred), stats: { plan: 'ann+fallback', candidates: n } };
     }
-    const scored = found.map((f) => {
-      const key = this.keyOf[f.id]!;
-      return { slot: f.id, key, score: exactScore(this.s.distance, this.vectorOf(key)!, q) };
-    });
-    scored.sort(compareScored(this.s.distance));
+    // Float graphs report true distances (float32); code graphs only rank, so rescore with floats.
+    const scored = this.ann.exactDistances
+      ? found
+          .map((f) => ({ slot: f.id, key: this.keyOf[f.id]!, score: annDistanceToScore(this.s.distance, f.dist) }))
+          .sort(compareScored(this.s.distance))
+      : this.rescore(q, found.map((f) => f.id));
     return { results: scored.slice(0, need), stats: { plan: 'ann', candidates: found.length } };
   }
 
-  /** Brute force over the stored float vectors (filtered first when a predicate is given). */
-  exactSearch(q: Float32Array, need: number, pred?: Predicate): Candidate[] {
+  /** Float vector of a live slot: from the graph when it holds floats, else from SQLite. */
+  private floatOf(slot: number): Float32Array {
+    return this.ann!.floatVector(slot) ?? this.vectorOf(this.keyOf[slot]!)!;
+  }
+
+  /** Exact top `need` over every stored vector, streamed from SQLite with a bounded buffer. */
+  private scanStored(q: Float32Array, need: number): Candidate[] {
     const cmp = compareScored(this.s.distance);
-    const out: Candidate[] = [];
-    const consider = (key: string, v: Float32Array) => {
-      out.push({ slot: this.slotOf.get(key)!, key, score: exactScore(this.s.distance, v, q) });
-      // Keep the buffer bounded: trim to the best `need` once it doubles.
-      if (out.length >= Math.max(2 * need, 1024)) {
-        out.sort(cmp);
-        out.length = need;
-      }
-    };
-    if (pred) {
-      for (const key of this.matching(pred)) consider(key, this.vectorOf(key)!);
-    } else {
-      for (const r of this.store.iteratePoints(this.s.id)) consider(r.id_key, fromBlob(r.vector));
+    let out: Candidate[] = [];
+    for (const r of this.store.iteratePoints(this.s.id)) {
+      out.push({ slot: this.slotOf.get(r.id_key)!, key: r.id_key, score: exactScore(this.s.distance, fromBlob(r.vector), q) });
+      if (out.length >= 4 * need + 256) out = out.sort(cmp).slice(0, need);
     }
-    out.sort(cmp);
-    return out.slice(0, need);
+    return out.sort(cmp).slice(0, need);
+  }
+
+  /** Exact scores for candidate slots, best first. */
+  private rescore(q: Float32Array, slots: number[]): Candidate[] {
+    const out = slots.map((slot) => ({ slot, key: this.keyOf[slot]!, score: exactScore(this.s.distance, this.floatOf(slot), q) }));
+    return out.sort(compareScored(this.s.distance));
+  }
+
+  /**
+   * Scan without the graph over every live (and accepted) slot. Float indexes score exactly; code
+   * indexes rank by codes in memory, then rescore a generous shortlist with the stored floats.
+   */
+  exactSearch(q: Float32Array, need: number, pred?: Predicate): Candidate[] {
+    const slots: number[] = [];
+    if (this.ann!.exactDistances && !pred) return this.scanStored(q, need);
+    for (const [key, slot] of this.slotOf) if (!pred || pred(this.payloadOfSlot(slot), key)) slots.push(slot);
+    if (this.ann!.exactDistances) return this.rescore(q, slots).slice(0, need);
+    const d = this.ann!.distances(q, slots);
+    const order = slots.map((_, i) => i).sort((a, b) => d[a]! - d[b]!);
+    const shortlist = order.slice(0, Math.max(need * OVERSAMPLE[this.s.quantization] * 2, 64)).map((i) => slots[i]!);
+    return this.rescore(q, shortlist).slice(0, need);
   }
 }

@@ -213,8 +213,11 @@ export class Hnsw {
           ns.push(slot);
           this.setNeighbors(n, l, ns);
         } else {
+          // Overflow: keep the closest mMax. The full heuristic here costs O(mMax²) distances per
+          // neighbour, which dominated build time in JavaScript for little recall.
           const all = [...ns, slot].map((id) => ({ id, dist: this.space.distSS(n, id) }));
-          this.setNeighbors(n, l, this.select(all, mMax));
+          all.sort((a, b) => a.dist - b.dist);
+          this.setNeighbors(n, l, all.slice(0, mMax).map((x) => x.id));
         }
       }
       eps = found.map((f) => f.id);

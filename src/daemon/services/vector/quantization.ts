@@ -44,6 +44,9 @@ export class FloatCodes implements CodeSpace {
   prepare(q: Float32Array) {
     return q;
   }
+  vector(slot: number) {
+    return this.data.slice(slot * this.dims, (slot + 1) * this.dims);
+  }
   distQ(prep: unknown, slot: number) {
     const q = prep as Float32Array;
     const d = this.data;
