@@ -61,15 +61,16 @@ export type IndexView = z.infer<typeof IndexView>;
  */
 export const CreateIndexBody = z.strictObject({
   name: z.string(),
-  dimensions: z.number().int().optional(),
+  // Integers are checked by the service so the 400 states the allowed range.
+  dimensions: z.number().optional(),
   distance: z.string().optional(),
   on_disk: z.boolean().optional(),
   payload_on_disk: z.boolean().optional(),
   quantization: z
     .strictObject({ kind: z.string().optional(), quantile: z.string().optional(), always_ram: z.boolean().optional() })
     .optional(),
-  shards: z.number().int().optional(),
-  replicas: z.number().int().optional(),
+  shards: z.number().optional(),
+  replicas: z.number().optional(),
 });
 export type CreateIndexBody = z.infer<typeof CreateIndexBody>;
 
@@ -78,7 +79,7 @@ export const IMMUTABLE_INDEX_FIELDS = ['dimensions', 'distance', 'shards', 'on_d
 export const EDITABLE_INDEX_FIELDS = ['replicas', 'payload_on_disk'] as const;
 
 export const PatchIndexBody = z.strictObject({
-  replicas: z.number().int().optional(),
+  replicas: z.number().optional(),
   payload_on_disk: z.boolean().optional(),
   ...Object.fromEntries(IMMUTABLE_INDEX_FIELDS.map((f) => [f, z.unknown().optional()])),
 }) as z.ZodType<{ replicas?: number; payload_on_disk?: boolean } & Partial<Record<(typeof IMMUTABLE_INDEX_FIELDS)[number], unknown>>>;

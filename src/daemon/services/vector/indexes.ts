@@ -73,8 +73,8 @@ export function validateCreate(body: CreateIndexBody, defaultDims: number): Omit
     throw badRequest(`invalid name "${name}": use lowercase letters, digits and hyphens, starting and ending with a letter or digit`);
   }
   const dims = body.dimensions === undefined || body.dimensions === 0 ? defaultDims : body.dimensions;
-  if (!(dims >= L.dimensionsMin && dims <= L.dimensionsMax)) {
-    throw badRequest(`dimensions must be between ${L.dimensionsMin} and ${L.dimensionsMax} (0 or omitted uses the default, ${defaultDims}); got ${body.dimensions}`);
+  if (!(Number.isInteger(dims) && dims >= L.dimensionsMin && dims <= L.dimensionsMax)) {
+    throw badRequest(`dimensions must be an integer between ${L.dimensionsMin} and ${L.dimensionsMax} (0 or omitted uses the default, ${defaultDims}); got ${body.dimensions}`);
   }
   const distance = DISTANCE_ALIASES[(body.distance ?? 'cosine').toLowerCase()];
   if (!distance) {
@@ -91,7 +91,7 @@ export function validateCreate(body: CreateIndexBody, defaultDims: number): Omit
     }
   }
   const shards = body.shards ?? 1;
-  if (!(shards >= 1 && shards <= L.shardsMax)) throw badRequest(`shards must be between 1 and ${L.shardsMax}; got ${shards}`);
+  if (!(Number.isInteger(shards) && shards >= 1 && shards <= L.shardsMax)) throw badRequest(`shards must be an integer between 1 and ${L.shardsMax}; got ${shards}`);
   const replicas = body.replicas ?? 1;
   checkReplicas(replicas);
   return {
@@ -114,8 +114,8 @@ export function validateCreate(body: CreateIndexBody, defaultDims: number): Omit
 }
 
 function checkReplicas(replicas: number) {
-  if (!(replicas >= L.replicasMin && replicas <= L.replicasMax)) {
-    throw badRequest(`replicas must be between ${L.replicasMin} and ${L.replicasMax}; got ${replicas}`);
+  if (!(Number.isInteger(replicas) && replicas >= L.replicasMin && replicas <= L.replicasMax)) {
+    throw badRequest(`replicas must be an integer between ${L.replicasMin} and ${L.replicasMax}; got ${replicas}`);
   }
 }
 
