@@ -192,7 +192,7 @@ describe('scroll', () => {
     const uuids = Array.from({ length: 70 }, () => randomUUID());
     const points = [...ints.map((id) => ({ id, vector: [1, id] })), ...uuids.map((id) => ({ id, vector: [0, 1] }))].sort(() => Math.random() - 0.5);
     for (let i = 0; i < points.length; i += 100) await op('scrolled', 'upsert', { points: points.slice(i, i + 100) });
-    for (const limit of [1, 7, 50, 1000]) {
+    for (const limit of [3, 7, 50, 1000]) {
       const ids = await scrollAll('scrolled', limit);
       expect(ids).toEqual([...[...ints].sort((a, b) => a - b), ...uuids.sort()]);
     }

@@ -54,7 +54,8 @@ export function isEmptyFilter(raw: unknown): boolean {
 
 function compileCondition(raw: unknown, path: string, inNested: boolean): Predicate {
   if (!isObject(raw)) return fail(path, 'a condition must be a JSON object');
-  if (CLAUSES.some((k) => k in raw)) return compileFilter(raw, path, inNested);
+  // `{}` is an empty nested filter (matches everything), as Qdrant parses it.
+  if (Object.keys(raw).length === 0 || CLAUSES.some((k) => k in raw)) return compileFilter(raw, path, inNested);
   if ('has_id' in raw) {
     only(raw, ['has_id'], path);
     if (inNested) fail(path, 'has_id is not supported inside a nested filter; place it in an adjacent must clause');
