@@ -21,6 +21,15 @@ export interface DaemonConfig {
   messaging: MessagingConfig;
   /** Project secret store (spec 2 §4.1): `local` (sealed values in the database) or `off` (503). */
   secretsStore: 'local' | 'off';
+  /** Vector indexes (spec 3 §2.1, §8): readiness delay, count refresh, default width, search planner. */
+  vector: {
+    readyDelayMs: number;
+    countRefreshMs: number;
+    defaultDimensions: number;
+    exactMaxPoints: number;
+    exactMaxCandidates: number;
+    ef: number;
+  };
 }
 
 export interface WorkloadConfig {
@@ -142,6 +151,14 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
     workloads: workloadConfigFromEnv(env),
     messaging: messagingConfig(env),
     secretsStore: env.PLATFORM_SECRETS_STORE === 'off' ? 'off' : 'local',
+    vector: {
+      readyDelayMs: num(env.PLATFORM_VECTOR_READY_DELAY_MS, 250),
+      countRefreshMs: num(env.PLATFORM_VECTOR_COUNT_REFRESH_SECONDS, 300) * 1000,
+      defaultDimensions: num(env.PLATFORM_VECTOR_DEFAULT_DIMENSIONS, 768),
+      exactMaxPoints: num(env.PLATFORM_VECTOR_EXACT_MAX_POINTS, 256),
+      exactMaxCandidates: num(env.PLATFORM_VECTOR_EXACT_MAX_CANDIDATES, 2048),
+      ef: num(env.PLATFORM_VECTOR_EF, 128),
+    },
     ...overrides,
   };
 }

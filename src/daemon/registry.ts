@@ -9,11 +9,12 @@ import { createCacheArea } from './services/cache/routes.js';
 import { createAgentsArea } from './services/agents/routes.js';
 import { messagingArea } from './services/messaging/routes.js';
 import { secretsArea } from './services/secrets/routes.js';
+import { vectorArea } from './services/vector/routes.js';
 
 /**
  * Every area of the daemon, in start order; they stop in reverse (gateway and triggers first,
  * workloads next, the store last). The accounts area comes first because the others use its tables.
  */
 export function allAreas(): Area[] {
-  return [accountsArea, healthArea, authArea, invitationsArea, serviceAccountsArea, auditArea, createAgentsArea(), createCacheArea(), messagingArea(), secretsArea];
+  return [accountsArea, healthArea, authArea, invitationsArea, serviceAccountsArea, auditArea, createAgentsArea(), createCacheArea(), messagingArea(), secretsArea, vectorArea()];
 }

@@ -1,0 +1,26 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../cli/base-command.js';
+import { vectorRoutes } from '../../api/vector.js';
+import { buildPath } from '../../client/api-client.js';
+import { UsageError } from '../../client/errors.js';
+import { indexProject, nameArg, projectFlag } from '../../cli/indexes.js';
+
+export default class IndexesDelete extends BaseCommand {
+  static override summary = 'Delete an index and every vector in it (admin; irreversible)';
+  static override examples = ['<%= config.bin %> indexes delete docs --yes'];
+  static override args = { name: nameArg };
+  static override flags = {
+    project: projectFlag,
+    yes: Flags.boolean({ description: 'confirm: every vector is destroyed, with no snapshot or restore' }),
+  };
+
+  async run() {
+    const { args, flags } = await this.parse(IndexesDelete);
+    if (!flags.yes) throw new UsageError(`deleting ${args.name} destroys every vector in it`, 'pass --yes to confirm');
+    const client = await this.client();
+    const c = vectorRoutes.delete;
+    await client.request(c.method, buildPath(c.path, { projectID: indexProject(flags.project, flags.context), name: args.name }));
+    this.print(`deleted index ${args.name}`);
+    return { deleted: args.name };
+  }
+}

@@ -1,0 +1,139 @@
+import hnswlib from 'hnswlib-node';
+import type { Distance, QuantizationKind } from '../../../api/vector.js';
+import { Hnsw } from './hnsw.js';
+import { BinaryCodes, FloatCodes, ScalarCodes, type CodeSpace } from './quantization.js';
+
+/** An approximate nearest-neighbour index over slots; distances are "smaller is closer". */
+export interface Ann {
+  readonly label: string;
+  /** Whether distances are exact enough to report as scores (floats) or need float rescoring (codes). */
+  readonly exactDistances: boolean;
+  add(slot: number, v: Float32Array): void;
+  remove(slot: number): void;
+  search(q: Float32Array, k: number, ef: number, accept?: (slot: number) => boolean): Array<{ id: number; dist: number }>;
+  /** Bytes the index holds in memory (vectors or codes plus graph links). */
+  bytes(): number;
+  /** The float vector of a slot when the index holds floats; undefined when it holds only codes. */
+  floatVector(slot: number): Float32Array | undefined;
+  /** Approximate distances of given slots (codes), for scans that skip the graph. */
+  distances(q: Float32Array, slots: number[]): number[];
+}
+
+const HNSW_M = 16;
+const EF_CONSTRUCTION = 128;
+
+/**
+ * hnswlib-node (native hnswlib) for float vectors. Its spaces: `ip` gives 1 - dot, `cosine` the
+ * same after normalizing, `l2` the squared distance; the engine converts these to Qdrant scores.
+ */
+export class HnswlibAnn implements Ann {
+  readonly label = 'hnswlib';
+  readonly exactDistances = true;
+  private index: hnswlib.HierarchicalNSW;
+  private capacity: number;
+  private live = 0;
+  constructor(
+    private readonly dims: number,
+    distance: Distance,
+    cap = 1024,
+  ) {
+    this.capacity = cap;
+    // Vectors arrive already normalized for cosine, so inner product is enough.
+    this.index = new hnswlib.HierarchicalNSW(distance === 'euclid' ? 'l2' : 'ip', dims);
+    this.index.initIndex({ maxElements: cap, m: HNSW_M, efConstruction: EF_CONSTRUCTION, randomSeed: 42 });
+  }
+  add(slot: number, v: Float32Array) {
+    if (slot >= this.capacity) {
+      while (this.capacity <= slot) this.capacity *= 2;
+      this.index.resizeIndex(this.capacity);
+    }
+    this.index.addPoint(Array.from(v), slot);
+    this.live++;
+  }
+  remove(slot: number) {
+    this.index.markDelete(slot);
+    this.live--;
+  }
+  search(q: Float32Array, k: number, ef: number, accept?: (slot: number) => boolean) {
+    if (this.live === 0) return [];
+    this.index.setEf(Math.max(ef, k));
+    const r = this.index.searchKnn(Array.from(q), Math.min(k, this.capacity), accept);
+    return r.neighbors.map((id, i) => ({ id, dist: r.distances[i]! }));
+  }
+  /** getPoint copies through a JS array (about 40 µs at 64 dimensions): slower than SQLite, so unused. */
+  floatVector(): undefined {
+    return undefined;
+  }
+  distances(): number[] {
+    throw new Error('hnswlib holds floats: scan the stored vectors instead');
+  }
+  bytes() {
+    // hnswlib's layout: per element, level-0 links (2M + 1 ints), the float vector and an 8-byte
+    // label; upper levels hold about 1/M of the elements with M + 1 ints each, plus a lock.
+    const perElement = (2 * HNSW_M + 1) * 4 + this.dims * 4 + 8 + ((HNSW_M + 1) * 4) / HNSW_M + 16;
+    return Math.round(this.capacity * perElement);
+  }
+}
+
+/** Our own HNSW over quantized codes (or floats, for the benchmark's comparison). */
+export class CodeAnn implements Ann {
+  readonly exactDistances: boolean;
+  readonly graph: Hnsw;
+  constructor(
+    readonly label: string,
+    space: CodeSpace,
+  ) {
+    this.graph = new Hnsw(space, { m: HNSW_M, efConstruction: EF_CONSTRUCTION });
+    this.exactDistances = space instanceof FloatCodes;
+  }
+  add(slot: number, v: Float32Array) {
+    this.graph.add(slot, v);
+  }
+  remove(slot: number) {
+    this.graph.remove(slot);
+  }
+  search(q: Float32Array, k: number, ef: number, accept?: (slot: number) => boolean) {
+    return this.graph.search(q, k, ef, accept);
+  }
+  bytes() {
+    return this.graph.bytes();
+  }
+  floatVector(slot: number) {
+    const space = this.graph.space;
+    return space instanceof FloatCodes ? space.vector(slot) : undefined;
+  }
+  distances(q: Float32Array, slots: number[]) {
+    const prep = this.graph.space.prepare(q);
+    return slots.map((s) => this.graph.space.distQ(prep, s));
+  }
+}
+
+/**
+ * Builds the index for a quantization kind. Scalar bounds come from a calibration sample of the
+ * vectors present when the index is (re)built; later points are clamped into them.
+ */
+export function makeAnn(opts: {
+  dims: number;
+  distance: Distance;
+  quantization: QuantizationKind;
+  quantile?: number;
+  sample: Float32Array[];
+  capacity: number;
+}): Ann {
+  const cap = Math.max(16, opts.capacity);
+  switch (opts.quantization) {
+    case 'none':
+      return new HnswlibAnn(opts.dims, opts.distance, cap);
+    case 'scalar': {
+      const { lo, hi } = ScalarCodes.bounds(opts.sample, opts.quantile ?? 0.99);
+      return new CodeAnn('hnsw-int8', new ScalarCodes(opts.dims, opts.distance, lo, hi, cap));
+    }
+    case 'binary':
+      return new CodeAnn('hnsw-binary', new BinaryCodes(opts.dims, cap));
+  }
+}
+
+/** hnswlib distance to Qdrant score (for float ANN results reported without rescoring). */
+export function annDistanceToScore(distance: Distance, d: number): number {
+  return distance === 'euclid' ? Math.sqrt(Math.max(0, d)) : 1 - d;
+}

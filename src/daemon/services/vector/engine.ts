@@ -1,0 +1,244 @@
+import type { Distance, QuantizationKind } from '../../../api/vector.js';
+import { annDistanceToScore, makeAnn, type Ann } from './ann.js';
+import type { Payload, Predicate } from './filter.js';
+import { compareScored, exactScore, fromBlob } from './scoring.js';
+import type { VectorStore } from './store.js';
+
+export interface EngineSettings {
+  id: string;
+  dims: number;
+  distance: Distance;
+  quantization: QuantizationKind;
+  quantile?: number;
+  payloadOnDisk: boolean;
+}
+
+export interface PlannerSettings {
+  /** Indexes with at most this many points are searched exactly (a scan beats the graph there). */
+  exactMaxPoints: number;
+  /** A filter expected to leave at most this many candidates is answered by an exact scan. */
+  exactMaxCandidates: number;
+  /** Graph search breadth (hnsw ef) before oversampling. */
+  ef: number;
+}
+
+export interface Candidate {
+  slot: number;
+  key: string;
+  score: number;
+}
+
+export interface SearchStats {
+  plan: 'exact' | 'ann' | 'ann+fallback';
+  candidates: number;
+}
+
+/** Candidate oversampling before float rescoring: codes rank coarsely, binary the most. */
+const OVERSAMPLE: Record<QuantizationKind, number> = { none: 1, scalar: 6, binary: 16 };
+const SELECTIVITY_SAMPLE = 256;
+
+/**
+ * The in-memory side of one index: point keys by slot, the ANN graph and (unless payloads live on
+ * disk) the payloads used by filters. SQLite holds the truth (float32 vectors and payloads); this
+ * is rebuilt from it on start. Search plans between an exact scan and the graph by estimated
+ * filter selectivity, and always reports exact scores from the stored floats.
+ */
+export class IndexEngine {
+  private slotOf = new Map<string, number>();
+  private keyOf: string[] = [];
+  private payloads: Array<Payload | undefined> | undefined;
+  private ann: Ann | undefined;
+  private nextSlot = 0;
+
+  constructor(
+    private s: EngineSettings,
+    private readonly store: VectorStore,
+    private readonly planner: PlannerSettings,
+  ) {
+    this.payloads = s.payloadOnDisk ? undefined : [];
+  }
+
+  get size() {
+    return this.slotOf.size;
+  }
+
+  get annLabel() {
+    return this.ann?.label ?? 'none yet';
+  }
+
+  memoryBytes() {
+    return this.ann?.bytes() ?? 0;
+  }
+
+  /** Rebuilds from SQLite (start-up and first use). */
+  load(): void {
+    const sample: Float32Array[] = [];
+    if (this.s.quantization === 'scalar') {
+      for (const r of this.store.iteratePoints(this.s.id)) {
+        sample.push(fromBlob(r.vector));
+        if (sample.length >= 1000) break;
+      }
+    }
+    for (const r of this.store.iteratePoints(this.s.id)) {
+      const v = fromBlob(r.vector);
+      this.ann ??= this.newAnn(sample.length ? sample : [v], 1024);
+      this.addOne(r.id_key, v, this.payloads ? (JSON.parse(r.payload) as Payload) : undefined);
+    }
+  }
+
+  private newAnn(sample: Float32Array[], capacity: number): Ann {
+    return makeAnn({ dims: this.s.dims, distance: this.s.distance, quantization: this.s.quantization, quantile: this.s.quantile, sample, capacity });
+  }
+
+  private addOne(key: string, v: Float32Array, payload: Payload | undefined): void {
+    const old = this.slotOf.get(key);
+    if (old !== undefined) {
+      this.ann!.remove(old);
+      this.keyOf[old] = '';
+      if (this.payloads) this.payloads[old] = undefined;
+    }
+    const slot = this.nextSlot++;
+    this.ann!.add(slot, v);
+    this.slotOf.set(key, slot);
+    this.keyOf[slot] = key;
+    if (this.payloads) this.payloads[slot] = payload;
+  }
+
+  /** Applies committed upserts (vectors already in stored form). */
+  upsert(points: Array<{ key: string; vector: Float32Array; payload: Payload }>): void {
+    if (!this.ann) this.ann = this.newAnn(points.map((p) => p.vector), Math.max(1024, points.length));
+    for (const p of points) this.addOne(p.key, p.vector, p.payload);
+  }
+
+  delete(keys: string[]): void {
+    for (const k of keys) {
+      const slot = this.slotOf.get(k);
+      if (slot === undefined) continue;
+      this.ann!.remove(slot);
+      this.slotOf.delete(k);
+      this.keyOf[slot] = '';
+      if (this.payloads) this.payloads[slot] = undefined;
+    }
+  }
+
+  /** Switches payload storage live (PATCH payload_on_disk). */
+  setPayloadOnDisk(onDisk: boolean): void {
+    if (onDisk === this.s.payloadOnDisk) return;
+    this.s = { ...this.s, payloadOnDisk: onDisk };
+    if (onDisk) {
+      this.payloads = undefined;
+      return;
+    }
+    this.payloads = [];
+    for (const [key, slot] of this.slotOf) this.payloads[slot] = JSON.parse(this.store.payloadOf(this.s.id, key) ?? '{}') as Payload;
+  }
+
+  payloadOfKey(key: string): Payload {
+    const slot = this.slotOf.get(key);
+    if (this.payloads && slot !== undefined) return this.payloads[slot] ?? {};
+    return JSON.parse(this.store.payloadOf(this.s.id, key) ?? '{}') as Payload;
+  }
+
+  private payloadOfSlot(slot: number): Payload {
+    if (this.payloads) return this.payloads[slot] ?? {};
+    return JSON.parse(this.store.payloadOf(this.s.id, this.keyOf[slot]!) ?? '{}') as Payload;
+  }
+
+  /** Keys of the points matching a predicate, in id order. */
+  matching(pred: Predicate): string[] {
+    const out: string[] = [];
+    for (const [key, slot] of this.slotOf) if (pred(this.payloadOfSlot(slot), key)) out.push(key);
+    return out.sort();
+  }
+
+  vectorOf(key: string): Float32Array | undefined {
+    const b = this.store.vectorOf(this.s.id, key);
+    return b ? fromBlob(b) : undefined;
+  }
+
+  /** Share of points a predicate accepts, from a deterministic sample of live slots. */
+  estimateSelectivity(pred: Predicate): number {
+    const n = this.slotOf.size;
+    if (n === 0) return 0;
+    const step = Math.max(1, Math.floor(this.nextSlot / SELECTIVITY_SAMPLE));
+    let seen = 0;
+    let hit = 0;
+    for (let slot = 0; slot < this.nextSlot && seen < SELECTIVITY_SAMPLE; slot += step) {
+      const key = this.keyOf[slot];
+      if (!key) continue;
+      seen++;
+      if (pred(this.payloadOfSlot(slot), key)) hit++;
+    }
+    return seen ? hit / seen : 1;
+  }
+
+  /**
+   * Top `need` points for a query vector in stored form, best first, with exact scores.
+   * Plan: exact for small indexes and for filters estimated to leave few candidates; otherwise the
+   * graph with the filter applied during traversal, falling back to exact when it comes back short.
+   */
+  search(q: Float32Array, need: number, pred?: Predicate): { results: Candidate[]; stats: SearchStats } {
+    const n = this.slotOf.size;
+    if (n === 0 || !this.ann) return { results: [], stats: { plan: 'exact', candidates: 0 } };
+    let exact = n <= this.planner.exactMaxPoints;
+    let selectivity = 1;
+    if (!exact && pred) {
+      selectivity = this.estimateSelectivity(pred);
+      exact = selectivity * n <= this.planner.exactMaxCandidates;
+    }
+    if (exact) return { results: this.exactSearch(q, need, pred), stats: { plan: 'exact', candidates: n } };
+
+    const k = Math.min(n, need * OVERSAMPLE[this.s.quantization]);
+    // A selective filter rejects most visited nodes, so widen the beam in proportion.
+    const ef = Math.ceil(Math.max(this.planner.ef, k) / Math.max(selectivity, 0.05));
+    const accept = pred ? (slot: number) => pred(this.payloadOfSlot(slot), this.keyOf[slot]!) : undefined;
+    const found = this.ann.search(q, k, ef, accept);
+    if (pred && found.length < Math.min(need, Math.ceil(selectivity * n))) {
+      return { results: this.exactSearch(q, need, pred), stats: { plan: 'ann+fallback', candidates: n } };
+    }
+    // Float graphs report true distances (float32); code graphs only rank, so rescore with floats.
+    const scored = this.ann.exactDistances
+      ? found
+          .map((f) => ({ slot: f.id, key: this.keyOf[f.id]!, score: annDistanceToScore(this.s.distance, f.dist) }))
+          .sort(compareScored(this.s.distance))
+      : this.rescore(q, found.map((f) => f.id));
+    return { results: scored.slice(0, need), stats: { plan: 'ann', candidates: found.length } };
+  }
+
+  /** Float vector of a live slot: from the graph when it holds floats, else from SQLite. */
+  private floatOf(slot: number): Float32Array {
+    return this.ann!.floatVector(slot) ?? this.vectorOf(this.keyOf[slot]!)!;
+  }
+
+  /** Exact top `need` over every stored vector, streamed from SQLite with a bounded buffer. */
+  private scanStored(q: Float32Array, need: number): Candidate[] {
+    const cmp = compareScored(this.s.distance);
+    let out: Candidate[] = [];
+    for (const r of this.store.iteratePoints(this.s.id)) {
+      out.push({ slot: this.slotOf.get(r.id_key)!, key: r.id_key, score: exactScore(this.s.distance, fromBlob(r.vector), q) });
+      if (out.length >= 4 * need + 256) out = out.sort(cmp).slice(0, need);
+    }
+    return out.sort(cmp).slice(0, need);
+  }
+
+  /** Exact scores for candidate slots, best first. */
+  private rescore(q: Float32Array, slots: number[]): Candidate[] {
+    const out = slots.map((slot) => ({ slot, key: this.keyOf[slot]!, score: exactScore(this.s.distance, this.floatOf(slot), q) }));
+    return out.sort(compareScored(this.s.distance));
+  }
+
+  /**
+   * Scan without the graph over every live (and accepted) slot. Float indexes score exactly; code
+   * indexes rank by codes in memory, then rescore a generous shortlist with the stored floats.
+   */
+  exactSearch(q: Float32Array, need: number, pred?: Predicate): Candidate[] {
+    const slots: number[] = [];
+    if (this.ann!.exactDistances && !pred) return this.scanStored(q, need);
+    for (const [key, slot] of this.slotOf) if (!pred || pred(this.payloadOfSlot(slot), key)) slots.push(slot);
+    if (this.ann!.exactDistances) return this.rescore(q, slots).slice(0, need);
+    const d = this.ann!.distances(q, slots);
+    const order = slots.map((_, i) => i).sort((a, b) => d[a]! - d[b]!);
+    const shortlist = order.slice(0, Math.max(need * OVERSAMPLE[this.s.quantization] * 2, 64)).map((i) => slots[i]!);
+    return this.rescore(q, shortlist).slice(0, need);
+  }
+}

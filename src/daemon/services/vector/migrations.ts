@@ -1,0 +1,32 @@
+/** Vector area tables (spec 3 §2.1): index settings and state, and points with float32 vectors. */
+export const vectorMigrations = [
+  `CREATE TABLE vec_indexes (
+     id TEXT PRIMARY KEY,
+     project_id TEXT NOT NULL REFERENCES acct_projects(id),
+     name TEXT NOT NULL,
+     dimensions INTEGER NOT NULL,
+     distance TEXT NOT NULL,
+     on_disk INTEGER NOT NULL,
+     payload_on_disk INTEGER NOT NULL,
+     q_kind TEXT NOT NULL,
+     q_quantile TEXT,
+     q_always_ram INTEGER NOT NULL,
+     shards INTEGER NOT NULL,
+     replicas INTEGER NOT NULL,
+     state TEXT NOT NULL,
+     message TEXT,
+     points_count INTEGER NOT NULL DEFAULT 0,
+     vectors_count INTEGER NOT NULL DEFAULT 0,
+     segments_count INTEGER NOT NULL DEFAULT 0,
+     counts_at TEXT,
+     created_at TEXT NOT NULL,
+     UNIQUE (project_id, name)
+   )`,
+  `CREATE TABLE vec_points (
+     index_id TEXT NOT NULL REFERENCES vec_indexes(id) ON DELETE CASCADE,
+     id_key TEXT NOT NULL,
+     vector BLOB NOT NULL,
+     payload TEXT NOT NULL,
+     PRIMARY KEY (index_id, id_key)
+   )`,
+];

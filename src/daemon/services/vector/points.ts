@@ -1,0 +1,136 @@
+import {
+  VECTOR_LIMITS as L,
+  type DeletePointsBody,
+  type QueryBody,
+  type ScoredPoint,
+  type ScrollBody,
+  type UpsertBody,
+} from '../../../api/vector.js';
+import type { AreaContext } from '../../area.js';
+import { badRequest, conflict } from '../../http/errors.js';
+import { tx } from '../../store/db.js';
+import { compileFilter, FilterError, isEmptyFilter, type Payload, type Predicate } from './filter.js';
+import { generatedId, idFromKey, parsePointId, type ParsedId } from './point-ids.js';
+import type { VectorRuntime } from './runtime.js';
+import { passesThreshold, storedForm, toBlob } from './scoring.js';
+import type { IndexRow } from './store.js';
+
+/** Data operations answer 409 until the collection exists (spec 3 §3). */
+export function requireReady(row: IndexRow): void {
+  if (row.state !== 'ready') throw conflict(`index "${row.name}" is not ready (state ${row.state}); retry when ready is true`);
+}
+
+/** Checks size and shape, then compiles; the parser's message is the 400 (spec 3 §4.1). */
+export function requestFilter(raw: unknown): Predicate | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw badRequest('filter must be a JSON object');
+  const size = Buffer.byteLength(JSON.stringify(raw));
+  if (size > L.filterBytes) throw badRequest(`filter too large: ${size} bytes (at most ${L.filterBytes})`);
+  try {
+    return compileFilter(raw);
+  } catch (e) {
+    if (e instanceof FilterError) throw badRequest(e.message);
+    throw e;
+  }
+}
+
+function checkWidth(row: IndexRow, v: number[], what: string): void {
+  if (v.length !== row.dimensions) throw badRequest(`wrong dimensions for ${what}: expected ${row.dimensions}, got ${v.length}`);
+}
+
+/** Writes 1..1000 points all or nothing: everything is validated before the one transaction. */
+export function upsertPoints(ctx: AreaContext, rt: VectorRuntime, row: IndexRow, body: UpsertBody) {
+  requireReady(row);
+  const points = body.points.map((p, i) => {
+    let id: ParsedId;
+    if (p.id === undefined) id = generatedId();
+    else {
+      const r = parsePointId(p.id);
+      if ('error' in r) throw badRequest(`invalid id for point ${i}: ${r.error}`);
+      id = r;
+    }
+    checkWidth(row, p.vector, `point ${i}`);
+    return { key: id.key, vector: storedForm(row.distance, p.vector), payload: (p.payload ?? {}) as Payload };
+  });
+  const engine = rt.engine(row);
+  tx(ctx.db, () =>
+    rt.store.upsertPoints(
+      row.id,
+      points.map((p) => ({ id_key: p.key, vector: toBlob(p.vector), payload: JSON.stringify(p.payload) })),
+    ),
+  );
+  engine.upsert(points);
+  return { index: row.name, upserted_count: points.length };
+}
+
+export function queryPoints(rt: VectorRuntime, row: IndexRow, body: QueryBody) {
+  requireReady(row);
+  if (body.vector.length !== row.dimensions) {
+    throw badRequest(`wrong query width: expected ${row.dimensions} dimensions, got ${body.vector.length}`);
+  }
+  const pred = requestFilter(body.filter);
+  const topK = body.top_k ?? L.topKDefault;
+  const offset = body.offset ?? 0;
+  const engine = rt.engine(row);
+  const q = storedForm(row.distance, body.vector);
+  const { results } = engine.search(q, topK + offset, pred);
+  const withPayload = body.with_payload ?? true;
+  const out: ScoredPoint[] = results
+    .slice(offset)
+    .filter((r) => passesThreshold(row.distance, r.score, body.score_threshold))
+    .map((r) => ({
+      id: idFromKey(r.key),
+      score: r.score,
+      ...(withPayload ? { payload: engine.payloadOfKey(r.key) } : {}),
+      ...(body.with_vector ? { vector: Array.from(engine.vectorOf(r.key)!) } : {}),
+    }));
+  return { index: row.name, results: out };
+}
+
+/** Id order, integers before UUIDs; `offset` is the first id of the page (Qdrant's next_page_offset). */
+export function scrollPoints(rt: VectorRuntime, row: IndexRow, body: ScrollBody) {
+  requireReady(row);
+  const limit = body.limit ?? L.scrollDefault;
+  let from = '';
+  if (body.offset !== undefined) {
+    const r = parsePointId(body.offset);
+    if ('error' in r) throw badRequest(`bad offset: ${r.error}`);
+    from = r.key;
+  }
+  const pred = requestFilter(body.filter);
+  const points: Array<{ id: number | string; payload: Payload }> = [];
+  let next: number | string | undefined;
+  for (const p of rt.store.iterateKeysAndPayloads(row.id, from)) {
+    const payload = JSON.parse(p.payload) as Payload;
+    if (pred && !pred(payload, p.id_key)) continue;
+    if (points.length === limit) {
+      next = idFromKey(p.id_key);
+      break;
+    }
+    points.push({ id: idFromKey(p.id_key), payload });
+  }
+  return { index: row.name, points, ...(next !== undefined ? { next_offset: next } : {}) };
+}
+
+export function deletePoints(ctx: AreaContext, rt: VectorRuntime, row: IndexRow, body: DeletePointsBody) {
+  requireReady(row);
+  const hasIds = body.ids !== undefined;
+  const hasFilter = body.filter !== undefined;
+  if (hasIds === hasFilter) throw badRequest(`send exactly one of ids or filter${hasIds ? ', not both' : ''}`);
+  const engine = rt.engine(row);
+  let keys: string[];
+  if (hasIds) {
+    if (body.ids!.length === 0) throw badRequest('ids must contain at least one point id');
+    keys = body.ids!.map((raw, i) => {
+      const r = parsePointId(raw);
+      if ('error' in r) throw badRequest(`invalid ids[${i}]: ${r.error}`);
+      return r.key;
+    });
+  } else {
+    if (isEmptyFilter(body.filter)) throw badRequest('empty filter refused: it would match every point; pass a condition or ids (or delete the index)');
+    keys = engine.matching(requestFilter(body.filter)!);
+  }
+  tx(ctx.db, () => rt.store.deletePoints(row.id, keys));
+  engine.delete(keys);
+  return { index: row.name, status: 'completed', ...(hasIds ? { ids_requested: keys.length } : {}) };
+}

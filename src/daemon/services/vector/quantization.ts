@@ -1,0 +1,219 @@
+import type { Distance } from '../../../api/vector.js';
+
+/**
+ * In-memory vector codes an HNSW graph scores candidates with. `FloatCodes` keeps float32 (used to
+ * compare our graph with hnswlib in the benchmark); `ScalarCodes` keeps one byte per dimension and
+ * `BinaryCodes` one bit, which is the point of quantization: the float vectors stay in SQLite and
+ * only the final candidates are rescored with them. All distances are "smaller is closer".
+ */
+export interface CodeSpace {
+  readonly dims: number;
+  /** Bytes held per vector slot (codes plus per-vector side data). */
+  readonly bytesPerVector: number;
+  capacity(): number;
+  grow(capacity: number): void;
+  set(slot: number, v: Float32Array): void;
+  /** Prepares a query once; `distQ` then scores a slot against it. */
+  prepare(q: Float32Array): unknown;
+  distQ(prep: unknown, slot: number): number;
+  distSS(a: number, b: number): number;
+}
+
+export class FloatCodes implements CodeSpace {
+  private data: Float32Array;
+  readonly bytesPerVector: number;
+  constructor(
+    readonly dims: number,
+    private readonly distance: Distance,
+    cap = 1024,
+  ) {
+    this.data = new Float32Array(cap * dims);
+    this.bytesPerVector = dims * 4;
+  }
+  capacity() {
+    return this.data.length / this.dims;
+  }
+  grow(cap: number) {
+    const next = new Float32Array(cap * this.dims);
+    next.set(this.data);
+    this.data = next;
+  }
+  set(slot: number, v: Float32Array) {
+    this.data.set(v, slot * this.dims);
+  }
+  prepare(q: Float32Array) {
+    return q;
+  }
+  vector(slot: number) {
+    return this.data.slice(slot * this.dims, (slot + 1) * this.dims);
+  }
+  distQ(prep: unknown, slot: number) {
+    const q = prep as Float32Array;
+    const d = this.data;
+    const o = slot * this.dims;
+    let s = 0;
+    if (this.distance === 'euclid') {
+      for (let i = 0; i < q.length; i++) {
+        const x = d[o + i]! - q[i]!;
+        s += x * x;
+      }
+      return s;
+    }
+    for (let i = 0; i < q.length; i++) s += d[o + i]! * q[i]!;
+    return -s;
+  }
+  distSS(a: number, b: number) {
+    return this.distQ(this.data.subarray(a * this.dims, (a + 1) * this.dims), b);
+  }
+}
+
+/**
+ * Scalar (int8) quantization: each component maps linearly onto 0..254 between two bounds taken
+ * from the data at the configured quantile (Qdrant's `quantile`, default 0.99), so outliers do not
+ * stretch the grid. Values outside are clamped; the float rescoring step repairs their order.
+ */
+export class ScalarCodes implements CodeSpace {
+  private codes: Uint8Array;
+  private sums: Float32Array;
+  private norms: Float32Array;
+  readonly bytesPerVector: number;
+  private readonly step: number;
+  constructor(
+    readonly dims: number,
+    private readonly distance: Distance,
+    readonly lo: number,
+    readonly hi: number,
+    cap = 1024,
+  ) {
+    this.codes = new Uint8Array(cap * dims);
+    this.sums = new Float32Array(cap);
+    this.norms = new Float32Array(cap);
+    this.step = hi > lo ? (hi - lo) / 254 : 1;
+    this.bytesPerVector = dims + 8;
+  }
+  /** Bounds covering `quantile` of the sample's components (symmetric tails). */
+  static bounds(sample: Float32Array[], quantile: number): { lo: number; hi: number } {
+    const all: number[] = [];
+    const stride = Math.max(1, Math.floor((sample.length * (sample[0]?.length ?? 0)) / 200_000));
+    let n = 0;
+    for (const v of sample) for (let i = 0; i < v.length; i++) if (n++ % stride === 0) all.push(v[i]!);
+    if (all.length === 0) return { lo: -1, hi: 1 };
+    all.sort((a, b) => a - b);
+    const tail = (1 - quantile) / 2;
+    const lo = all[Math.floor(tail * (all.length - 1))]!;
+    const hi = all[Math.ceil((1 - tail) * (all.length - 1))]!;
+    return hi > lo ? { lo, hi } : { lo: lo - 1, hi: hi + 1 };
+  }
+  capacity() {
+    return this.sums.length;
+  }
+  grow(cap: number) {
+    const c = new Uint8Array(cap * this.dims);
+    c.set(this.codes);
+    this.codes = c;
+    const s = new Float32Array(cap);
+    s.set(this.sums);
+    this.sums = s;
+    const n = new Float32Array(cap);
+    n.set(this.norms);
+    this.norms = n;
+  }
+  set(slot: number, v: Float32Array) {
+    const o = slot * this.dims;
+    let sum = 0;
+    let norm = 0;
+    for (let i = 0; i < this.dims; i++) {
+      let c = Math.round((v[i]! - this.lo) / this.step);
+      c = c < 0 ? 0 : c > 254 ? 254 : c;
+      this.codes[o + i] = c;
+      sum += c;
+      const x = this.lo + c * this.step;
+      norm += x * x;
+    }
+    this.sums[slot] = sum;
+    this.norms[slot] = norm;
+  }
+  prepare(q: Float32Array) {
+    let qs = 0;
+    for (let i = 0; i < q.length; i++) qs += q[i]!;
+    return { q, qs };
+  }
+  /** x̂·q = lo·Σq + step·Σ c_i q_i, computed straight from the codes. */
+  distQ(prep: unknown, slot: number) {
+    const { q, qs } = prep as { q: Float32Array; qs: number };
+    const c = this.codes;
+    const o = slot * this.dims;
+    let s = 0;
+    for (let i = 0; i < q.length; i++) s += c[o + i]! * q[i]!;
+    const dotq = this.lo * qs + this.step * s;
+    return this.distance === 'euclid' ? this.norms[slot]! - 2 * dotq : -dotq;
+  }
+  distSS(a: number, b: number) {
+    const c = this.codes;
+    const oa = a * this.dims;
+    const ob = b * this.dims;
+    let s = 0;
+    for (let i = 0; i < this.dims; i++) s += c[oa + i]! * c[ob + i]!;
+    const dot = this.dims * this.lo * this.lo + this.lo * this.step * (this.sums[a]! + this.sums[b]!) + this.step * this.step * s;
+    return this.distance === 'euclid' ? this.norms[a]! + this.norms[b]! - 2 * dot : -dot;
+  }
+}
+
+const popcount = (x: number) => {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+};
+
+/**
+ * Binary quantization: one sign bit per component, scored by Hamming distance (the angle
+ * estimate Qdrant uses for centred embeddings). 32x smaller than float32; recall comes from
+ * oversampling plus float rescoring.
+ */
+export class BinaryCodes implements CodeSpace {
+  private bits: Uint32Array;
+  private readonly words: number;
+  readonly bytesPerVector: number;
+  constructor(
+    readonly dims: number,
+    cap = 1024,
+  ) {
+    this.words = Math.ceil(dims / 32);
+    this.bits = new Uint32Array(cap * this.words);
+    this.bytesPerVector = this.words * 4;
+  }
+  capacity() {
+    return this.bits.length / this.words;
+  }
+  grow(cap: number) {
+    const b = new Uint32Array(cap * this.words);
+    b.set(this.bits);
+    this.bits = b;
+  }
+  private encode(v: Float32Array, out: Uint32Array, o: number) {
+    for (let w = 0; w < this.words; w++) out[o + w] = 0;
+    for (let i = 0; i < this.dims; i++) if (v[i]! > 0) out[o + (i >>> 5)]! |= 1 << (i & 31);
+  }
+  set(slot: number, v: Float32Array) {
+    this.encode(v, this.bits, slot * this.words);
+  }
+  prepare(q: Float32Array) {
+    const out = new Uint32Array(this.words);
+    this.encode(q, out, 0);
+    return out;
+  }
+  distQ(prep: unknown, slot: number) {
+    const q = prep as Uint32Array;
+    const o = slot * this.words;
+    let h = 0;
+    for (let w = 0; w < this.words; w++) h += popcount((q[w]! ^ this.bits[o + w]!) >>> 0);
+    return h;
+  }
+  distSS(a: number, b: number) {
+    const oa = a * this.words;
+    const ob = b * this.words;
+    let h = 0;
+    for (let w = 0; w < this.words; w++) h += popcount((this.bits[oa + w]! ^ this.bits[ob + w]!) >>> 0);
+    return h;
+  }
+}

@@ -1,0 +1,99 @@
+import type { AreaContext } from '../../area.js';
+import { isoNow } from '../../clock.js';
+import { IndexEngine } from './engine.js';
+import { VectorStore, type IndexRow } from './store.js';
+
+/**
+ * Live state of the vector area: the store, one engine per ready index, the readiness timers of
+ * pending indexes and the periodic count refresh (spec 3 §2.1: counts lag writes by design).
+ */
+export class VectorRuntime {
+  readonly store: VectorStore;
+  private engines = new Map<string, IndexEngine>();
+  private readyTimers = new Map<string, NodeJS.Timeout>();
+  private countTimer?: NodeJS.Timeout;
+  private loadTimer?: NodeJS.Timeout;
+
+  constructor(readonly ctx: AreaContext) {
+    this.store = new VectorStore(ctx.db);
+  }
+
+  /** Starts timers: pending indexes become ready, engines rebuild in the background, counts refresh. */
+  start(): void {
+    const rows = this.store.allIndexes();
+    for (const r of rows) if (r.state === 'pending') this.scheduleReady(r.id);
+    const toLoad = rows.filter((r) => r.state === 'ready').map((r) => r.id);
+    // Rebuild graphs one index per tick so the listener answers meanwhile; a data call for an
+    // index not yet rebuilt builds it on the spot.
+    const next = () => {
+      const id = toLoad.shift();
+      if (!id) return;
+      const row = this.store.indexById(id);
+      if (row) this.engine(row);
+      this.loadTimer = setTimeout(next, 0);
+    };
+    this.loadTimer = setTimeout(next, 0);
+    this.countTimer = setInterval(() => this.refreshCounts(), this.ctx.config.vector.countRefreshMs);
+    this.countTimer.unref();
+  }
+
+  stop(): void {
+    for (const t of this.readyTimers.values()) clearTimeout(t);
+    this.readyTimers.clear();
+    clearInterval(this.countTimer);
+    clearTimeout(this.loadTimer);
+    this.engines.clear();
+  }
+
+  /** The collection is created asynchronously after a configurable delay (spec 3 §3). */
+  scheduleReady(id: string): void {
+    const t = setTimeout(() => {
+      this.readyTimers.delete(id);
+      const row = this.store.indexById(id);
+      if (!row || row.state !== 'pending') return;
+      this.engines.set(id, this.newEngine(row));
+      this.store.updateIndex(id, { state: 'ready', message: null });
+      this.store.refreshCounts(id, isoNow(this.ctx.clock));
+    }, this.ctx.config.vector.readyDelayMs);
+    t.unref();
+    this.readyTimers.set(id, t);
+  }
+
+  refreshCounts(): void {
+    const now = isoNow(this.ctx.clock);
+    for (const r of this.store.allIndexes()) this.store.refreshCounts(r.id, now);
+  }
+
+  private newEngine(row: IndexRow): IndexEngine {
+    const v = this.ctx.config.vector;
+    return new IndexEngine(
+      {
+        id: row.id,
+        dims: row.dimensions,
+        distance: row.distance,
+        quantization: row.q_kind,
+        quantile: row.q_quantile ? Number(row.q_quantile) : undefined,
+        payloadOnDisk: Boolean(row.payload_on_disk),
+      },
+      this.store,
+      { exactMaxPoints: v.exactMaxPoints, exactMaxCandidates: v.exactMaxCandidates, ef: v.ef },
+    );
+  }
+
+  /** The engine of a ready index, rebuilt from SQLite on first use after a start. */
+  engine(row: IndexRow): IndexEngine {
+    let e = this.engines.get(row.id);
+    if (!e) {
+      e = this.newEngine(row);
+      e.load();
+      this.engines.set(row.id, e);
+    }
+    return e;
+  }
+
+  drop(id: string): void {
+    clearTimeout(this.readyTimers.get(id));
+    this.readyTimers.delete(id);
+    this.engines.delete(id);
+  }
+}

@@ -1,0 +1,134 @@
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../../store/db.js';
+
+/** One row of vec_indexes. */
+export interface IndexRow {
+  id: string;
+  project_id: string;
+  name: string;
+  dimensions: number;
+  distance: 'cosine' | 'dot' | 'euclid';
+  on_disk: number;
+  payload_on_disk: number;
+  q_kind: 'none' | 'scalar' | 'binary';
+  q_quantile: string | null;
+  q_always_ram: number;
+  shards: number;
+  replicas: number;
+  state: 'pending' | 'ready';
+  message: string | null;
+  points_count: number;
+  vectors_count: number;
+  segments_count: number;
+  counts_at: string | null;
+  created_at: string;
+}
+
+export interface PointRow {
+  id_key: string;
+  vector: Buffer;
+  payload: string;
+}
+
+/** SQL of the vector area; knows nothing about HTTP. */
+export class VectorStore {
+  private readonly stmts = new Map<string, Statement>();
+  constructor(private readonly db: Db) {}
+
+  /** Prepared statements are cached: vector and payload lookups sit on the query path. */
+  private q(sql: string): Statement {
+    let s = this.stmts.get(sql);
+    if (!s) this.stmts.set(sql, (s = this.db.prepare(sql)));
+    return s;
+  }
+
+  insertIndex(row: IndexRow): void {
+    const cols = Object.keys(row);
+    this.q(`INSERT INTO vec_indexes (${cols.join(', ')}) VALUES (${cols.map((c) => '@' + c).join(', ')})`).run(row);
+  }
+
+  findIndex(projectId: string, name: string): IndexRow | undefined {
+    return this.q('SELECT * FROM vec_indexes WHERE project_id = ? AND name = ?').get(projectId, name) as IndexRow | undefined;
+  }
+
+  indexById(id: string): IndexRow | undefined {
+    return this.q('SELECT * FROM vec_indexes WHERE id = ?').get(id) as IndexRow | undefined;
+  }
+
+  listIndexes(projectId: string, offset: number, limit: number): IndexRow[] {
+    return this.db
+      .prepare('SELECT * FROM vec_indexes WHERE project_id = ? ORDER BY name LIMIT ? OFFSET ?')
+      .all(projectId, limit, offset) as IndexRow[];
+  }
+
+  indexNames(projectId: string, limit: number): string[] {
+    return (this.q('SELECT name FROM vec_indexes WHERE project_id = ? ORDER BY name LIMIT ?').all(projectId, limit) as { name: string }[]).map(
+      (r) => r.name,
+    );
+  }
+
+  countIndexes(projectId: string): number {
+    return (this.q('SELECT COUNT(*) AS n FROM vec_indexes WHERE project_id = ?').get(projectId) as { n: number }).n;
+  }
+
+  allIndexes(): IndexRow[] {
+    return this.q('SELECT * FROM vec_indexes').all() as IndexRow[];
+  }
+
+  updateIndex(id: string, fields: Partial<Pick<IndexRow, 'replicas' | 'payload_on_disk' | 'state' | 'message'>>): void {
+    const cols = Object.keys(fields);
+    if (!cols.length) return;
+    this.q(`UPDATE vec_indexes SET ${cols.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id`).run({ ...fields, id });
+  }
+
+  deleteIndex(id: string): void {
+    this.q('DELETE FROM vec_points WHERE index_id = ?').run(id);
+    this.q('DELETE FROM vec_indexes WHERE id = ?').run(id);
+  }
+
+  /** Recomputes the lagging counters of spec 3 §2.1 (one vector per point; one segment per shard). */
+  refreshCounts(id: string, now: string): void {
+    const n = (this.q('SELECT COUNT(*) AS n FROM vec_points WHERE index_id = ?').get(id) as { n: number }).n;
+    this.db
+      .prepare(
+        `UPDATE vec_indexes SET points_count = ?, vectors_count = ?, segments_count = CASE WHEN state = 'ready' THEN shards ELSE 0 END,
+         counts_at = ? WHERE id = ?`,
+      )
+      .run(n, n, now, id);
+  }
+
+  upsertPoints(indexId: string, rows: PointRow[]): void {
+    const stmt = this.q(
+      `INSERT INTO vec_points (index_id, id_key, vector, payload) VALUES (?, ?, ?, ?)
+       ON CONFLICT (index_id, id_key) DO UPDATE SET vector = excluded.vector, payload = excluded.payload`,
+    );
+    for (const r of rows) stmt.run(indexId, r.id_key, r.vector, r.payload);
+  }
+
+  deletePoints(indexId: string, keys: string[]): number {
+    const stmt = this.q('DELETE FROM vec_points WHERE index_id = ? AND id_key = ?');
+    let n = 0;
+    for (const k of keys) n += stmt.run(indexId, k).changes;
+    return n;
+  }
+
+  /** Every point of an index in id order (start-up rebuild and exact scans). */
+  iteratePoints(indexId: string): IterableIterator<PointRow> {
+    return this.q('SELECT id_key, vector, payload FROM vec_points WHERE index_id = ? ORDER BY id_key').iterate(indexId) as IterableIterator<PointRow>;
+  }
+
+  iterateKeysAndPayloads(indexId: string, fromKey = ''): IterableIterator<{ id_key: string; payload: string }> {
+    return this.db
+      .prepare('SELECT id_key, payload FROM vec_points WHERE index_id = ? AND id_key >= ? ORDER BY id_key')
+      .iterate(indexId, fromKey) as IterableIterator<{ id_key: string; payload: string }>;
+  }
+
+  vectorOf(indexId: string, key: string): Buffer | undefined {
+    return (this.q('SELECT vector FROM vec_points WHERE index_id = ? AND id_key = ?').get(indexId, key) as { vector: Buffer } | undefined)?.vector;
+  }
+
+  payloadOf(indexId: string, key: string): string | undefined {
+    return (this.q('SELECT payload FROM vec_points WHERE index_id = ? AND id_key = ?').get(indexId, key) as { payload: string } | undefined)
+      ?.payload;
+  }
+}

@@ -1,0 +1,77 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { makeUser, grant } from '../helpers/fixtures.js';
+import { FIXTURE_PASSWORD } from '../helpers/fixtures.js';
+import { clustered } from './data.js';
+import { idx, readyIndex, startVectorDaemon, waitFor } from './helpers.js';
+
+const home = mkdtempSync(join(tmpdir(), 'platform-vector-restart-'));
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+describe('restart on the same state directory', () => {
+  it('keeps every index, point and payload, and the rebuilt graphs answer as before', async () => {
+    const data = clustered(600, 16, 21);
+    let d = await startVectorDaemon({ exactMaxPoints: 0 }, { home });
+    const project = (d.db.prepare(`SELECT id FROM acct_projects WHERE slug = 'default'`).get() as { id: string }).id;
+    const user = await makeUser(d);
+    grant(d, project, user.id, 'admin');
+    const kinds = ['none', 'scalar', 'binary'] as const;
+    for (const kind of kinds) {
+      await readyIndex(d, user.token, project, { name: `keep-${kind}`, dimensions: 16, distance: 'euclid', quantization: { kind } });
+      for (let i = 0; i < data.length; i += 300) {
+        const r = await d.api('POST', `${idx(project, `keep-${kind}`)}:upsert`, {
+          token: user.token,
+          body: { points: data.slice(i, i + 300).map((vector, j) => ({ id: i + j, vector, payload: { n: i + j } })) },
+        });
+        expect(r.status).toBe(200);
+      }
+      await d.api('POST', `${idx(project, `keep-${kind}`)}:delete-points`, { token: user.token, body: { ids: [0, 1, 2] } });
+    }
+    const before: Record<string, unknown> = {};
+    for (const kind of kinds) {
+      before[kind] = (await d.api('POST', `${idx(project, `keep-${kind}`)}:query`, { token: user.token, body: { vector: data[10], top_k: 5 } })).body;
+    }
+    await d.close();
+
+    d = await startVectorDaemon({ exactMaxPoints: 0, readyDelayMs: 0 }, { home });
+    const token = await d.login(user.email, FIXTURE_PASSWORD);
+    for (const kind of kinds) {
+      const name = `keep-${kind}`;
+      const g = await d.api('GET', idx(project, name), { token });
+      expect(g.body.index).toMatchObject({ state: 'ready', quantization: { kind } });
+      const ids: number[] = [];
+      let offset: number | undefined;
+      do {
+        const s = await d.api('POST', `${idx(project, name)}:scroll`, { token, body: { limit: 250, ...(offset !== undefined ? { offset } : {}) } });
+        for (const p of s.body.points) {
+          expect(p.payload).toEqual({ n: p.id });
+          ids.push(p.id);
+        }
+        offset = s.body.next_offset;
+      } while (offset !== undefined);
+      expect(ids).toEqual(Array.from({ length: 597 }, (_, i) => i + 3));
+      const q = await d.api('POST', `${idx(project, name)}:query`, { token, body: { vector: data[10], top_k: 5 } });
+      expect(q.body).toEqual(before[kind]);
+    }
+    await d.close();
+  });
+
+  it('an index still pending at shutdown becomes ready after the restart', async () => {
+    const home2 = mkdtempSync(join(tmpdir(), 'platform-vector-pending-'));
+    try {
+      let d = await startVectorDaemon({ readyDelayMs: 60_000 }, { home: home2 });
+      const token = await d.adminToken();
+      const project = (d.db.prepare(`SELECT id FROM acct_projects WHERE slug = 'default'`).get() as { id: string }).id;
+      expect((await d.api('POST', idx(project), { token, body: { name: 'later', dimensions: 2 } })).body.state).toBe('pending');
+      await d.close();
+      d = await startVectorDaemon({ readyDelayMs: 0 }, { home: home2 });
+      const t2 = await d.adminToken();
+      await waitFor(async () => (await d.api('GET', idx(project, 'later'), { token: t2 })).body.index.ready === true);
+      await d.close();
+    } finally {
+      rmSync(home2, { recursive: true, force: true });
+    }
+  });
+});
