@@ -134,7 +134,10 @@ export class Router {
     if (c.projectIdRule && rawParams.projectID !== undefined && !UUID.test(rawParams.projectID)) {
       throw c.projectIdRule === 'uuid-400' ? badRequest('malformed project id: project id must be a UUID') : notFound('project not found');
     }
-    if (c.auth !== 'none' && rawParams.projectID !== undefined && this.projectGate) this.projectGate(ctx.principal!, rawParams.projectID);
+    if (c.auth !== 'none' && this.projectGate) {
+      const ref = rawParams.projectID ?? (takesProjectQuery(c) ? (url.searchParams.get('project') ?? undefined) : undefined);
+      if (ref !== undefined) this.projectGate(ctx.principal!, ref);
+    }
     roleGate(c, ctx.principal!);
     if (route.raw) return route.raw(ctx, rawParams);
     const params = c.params ? parseInput(c.params, rawParams, 'path') : rawParams;
@@ -146,6 +149,12 @@ export class Router {
     const reply = result instanceof Reply ? result : new Reply(c.status, result);
     sendJson(ctx.res, reply.status, reply.body, reply.headers);
   }
+}
+
+/** Routes that name their project as `?project=` (agents) are gated like `{projectID}` ones. */
+function takesProjectQuery(c: RouteContract): boolean {
+  const shape = (c.query as { shape?: Record<string, unknown> } | undefined)?.shape;
+  return shape !== undefined && 'project' in shape;
 }
 
 /** Route-level authentication: spec 1 §5 (401 message, first-login gate). */
