@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { KiB, route } from './contract.js';
-import { PageQuery, Timestamp } from './common.js';
+import { PageQuery, Timestamp, Uuid } from './common.js';
 
 /** Size classes of spec 3 §4.2: container limit and the usable 75 percent (maxmemory). */
 export const SIZE_CLASSES = {
@@ -119,8 +119,10 @@ export const CacheHealth = z.object({
   checks: z.object({ orchestration: z.string(), memorystore_crd: z.string(), database: z.string(), session_key: z.string() }),
 });
 
-const ProjectParams = z.object({ projectID: z.string() });
-const InstanceParams = z.object({ projectID: z.string(), name: z.string() });
+/** Typed so the router answers 400 for a malformed id before its 404 project gate (spec 3 §7). */
+const ProjectID = z.string().refine((s) => Uuid.safeParse(s).success, 'malformed project id: project id must be a UUID');
+const ProjectParams = z.object({ projectID: ProjectID });
+const InstanceParams = z.object({ projectID: ProjectID, name: z.string() });
 const BASE = '/v1/projects/{projectID}/memorystores';
 
 export const cacheRoutes = {

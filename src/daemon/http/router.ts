@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import { DEFAULT_BODY_LIMIT, type HttpMethod, type RouteContract } from '../../api/contract.js';
 import type { Principal } from '../services/auth/principal.js';
-import { ApiError, MANAGEMENT_AUTH_REQUIRED, forbidden, unauthorized } from './errors.js';
+import { ApiError, MANAGEMENT_AUTH_REQUIRED, badRequest, forbidden, unauthorized } from './errors.js';
 import { readJsonBody } from './body.js';
 import { parseInput } from './validate.js';
 
@@ -129,7 +129,13 @@ export class Router {
     gate(c, ctx.principal);
     // The project gate runs before the person and platform-admin gates: a machine credential or a
     // plain user with no grant on the project gets 404 there too, never 403 (spec 1 §5).
-    if (c.auth !== 'none' && rawParams.projectID !== undefined && this.projectGate) this.projectGate(ctx.principal!, rawParams.projectID);
+    if (c.auth !== 'none' && rawParams.projectID !== undefined && this.projectGate) {
+      // A contract that types projectID (cache: spec 3 §7 "malformed project id" is a 400) checks its form first.
+      const idSchema = (c.params as { shape?: Record<string, z.ZodType> } | undefined)?.shape?.projectID;
+      const malformed = idSchema?.safeParse(rawParams.projectID).error;
+      if (malformed) throw badRequest(malformed.issues[0]!.message);
+      this.projectGate(ctx.principal!, rawParams.projectID);
+    }
     roleGate(c, ctx.principal!);
     if (route.raw) return route.raw(ctx, rawParams);
     const params = c.params ? parseInput(c.params, rawParams, 'path') : rawParams;
