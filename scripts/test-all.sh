@@ -28,6 +28,9 @@ fi
 if docker info >/dev/null 2>&1 && command -v debootstrap >/dev/null 2>&1; then
   bash scripts/build-base-images.sh python >&2 || echo "WARNING: base images not built; docker driver tests will skip and say so" >&2
 fi
+if docker info >/dev/null 2>&1 && command -v redis-server >/dev/null 2>&1; then
+  bash scripts/build-redis-image.sh >&2 || echo "WARNING: platform-redis:local not built; cache docker tests will skip and say so" >&2
+fi
 
 if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 npm run build
