@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { expect } from 'vitest';
-import { configFromEnv, type CacheConfig, type DaemonConfig } from '../../src/daemon/config.js';
+import { configFromEnv, type DaemonConfig } from '../../src/daemon/config.js';
+import type { CacheConfig } from '../../src/daemon/services/cache/config.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 
 /** Real redis-server and redis-cli are required; without them the suites skip and say why. */

@@ -1,4 +1,4 @@
-import type { CacheConfig } from '../../config.js';
+import type { CacheConfig } from './config.js';
 import type { Logger } from '../../logger.js';
 import { tail, type CacheDriver, type LaunchSpec, type ServerHandle } from './driver.js';
 import { pingWithPassword } from './resp.js';
