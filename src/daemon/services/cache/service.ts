@@ -12,11 +12,13 @@ import type { ProjectNeed } from '../accounts/access.js';
 import { accessProject } from '../accounts/projects.js';
 import { principalKey, type Principal } from '../auth/principal.js';
 import type { CacheDriver, LaunchSpec } from './driver.js';
+import { RequestDeadline, withTimeout } from './deadline.js';
 import { allocatePort } from './ports.js';
 import { instancePaths } from './redis-conf.js';
 import { writeInstanceFiles } from './instance-files.js';
 import { RedisUnreachable, RespError, authedCommand } from './resp.js';
 import { statsFromInfo } from './stats.js';
+import { SessionKeyWatch } from './session-key.js';
 import { CacheStore, type InstanceRow } from './store.js';
 import { Supervisor, type InstanceSpec, type Observation } from './supervisor.js';
 import { credentialView, instanceView, resourcePath } from './views.js';
@@ -34,6 +36,7 @@ export class CacheService {
   private readonly reserved = new Set<number>();
   private readonly deletions = new Map<string, Promise<void>>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly sessionKey: SessionKeyWatch;
 
   constructor(
     private readonly ctx: AreaContext,
@@ -41,14 +44,21 @@ export class CacheService {
   ) {
     this.store = new CacheStore(ctx.db);
     this.supervisor = new Supervisor({ config: ctx.config.cache, driver, log: ctx.log, onChange: (id, o) => this.observed(id, o) });
+    this.sessionKey = new SessionKeyWatch(join(this.keysDir, 'signing.key'));
   }
 
   private get keysDir() {
     return join(this.ctx.config.home, 'keys');
   }
 
-  /** The contract already rejected a malformed id with 400 (spec 3 §7); then the 404 rule and roles. */
+  /**
+   * Every route's first step: the session key must load (spec 3 §5: else 503, credentials cannot
+   * be verified); the contract already rejected a malformed id with 400 (spec 3 §7); then the 404
+   * rule and roles.
+   */
   private project(principal: Principal, ref: string, need: ProjectNeed) {
+    const keyProblem = this.sessionKey.problem();
+    if (keyProblem) throw new ApiError(503, `${keyProblem}; the cache service cannot verify credentials until it loads`);
     return accessProject(this.ctx, principal, ref, need).project;
   }
 
@@ -90,16 +100,22 @@ export class CacheService {
     this.store.setObserved(id, row.ever_ready ? 'degraded' : 'provisioning', o.message ?? null);
   }
 
+  /** 502 unless the driver can run servers now, within the request's deadline. */
+  private async requireOrchestration(deadline: RequestDeadline, what: string): Promise<void> {
+    const orchestration = await deadline.step(what, this.driver.check());
+    if (orchestration !== 'ok') throw badGateway(`${what}: ${orchestration}`);
+  }
+
   /** POST create: the row, its files and ports now; the server starts in the background. */
   async create(principal: Principal, ref: string, body: CacheCreateBody, requestId: string) {
+    const deadline = new RequestDeadline(this.ctx.config.cache.requestTimeoutMs);
     const project = this.project(principal, ref, 'member');
     if (this.store.byName(project.id, body.name)) throw conflict(`memorystore ${body.name} already exists in this project`);
     // A platform that cannot run servers at all fails the create at once (502), not after it.
-    const orchestration = await this.driver.check();
-    if (orchestration !== 'ok') throw badGateway(`provisioning failed: ${orchestration}`);
+    await this.requireOrchestration(deadline, 'provisioning failed');
     const version = body.version.trim();
     if (version) {
-      const running = await this.driver.serverVersion();
+      const running = await deadline.step('provisioning failed', this.driver.serverVersion());
       if (!running || !(running === version || running.startsWith(`${version}.`))) {
         throw badGateway(`provisioning failed: server version ${version} is not available on this platform (it runs ${running ?? 'no server'}); leave version blank for the default`);
       }
@@ -134,6 +150,8 @@ export class CacheService {
       } catch (e) {
         throw badGateway(`provisioning failed: ${(e as Error).message}`);
       }
+      // A request past its timeout has already answered 502: it must not create anything now.
+      deadline.check('provisioning failed');
       tx(this.ctx.db, () => {
         if (this.store.byName(project.id, body.name)) throw conflict(`memorystore ${body.name} already exists in this project`);
         this.store.insert(row);
@@ -208,7 +226,12 @@ export class CacheService {
 
   /** New password now; the restart that applies it starts at once, the old one works until then. */
   async rotate(principal: Principal, ref: string, name: string, requestId: string) {
+    const deadline = new RequestDeadline(this.ctx.config.cache.requestTimeoutMs);
     const project = this.project(principal, ref, 'resource-admin');
+    const current = this.instance(project.id, name);
+    // The restart that applies the password needs the provisioning system: without it, change nothing.
+    if (current.state !== 'deleting' && current.ever_ready) await this.requireOrchestration(deadline, 'rotation failed');
+    deadline.check('rotation failed');
     const password = randomBytes(24).toString('base64url');
     const row = tx(this.ctx.db, () => {
       const r = this.instance(project.id, name);
@@ -246,8 +269,13 @@ export class CacheService {
   }
 
   /** DELETE: 202 at once; the server, its port and its data go in the background. Irreversible. */
-  delete(principal: Principal, ref: string, name: string, requestId: string) {
+  async delete(principal: Principal, ref: string, name: string, requestId: string) {
+    const deadline = new RequestDeadline(this.ctx.config.cache.requestTimeoutMs);
     const project = this.project(principal, ref, 'resource-admin');
+    this.instance(project.id, name);
+    // Removing the server needs the provisioning system: without it the instance stays as it is (502).
+    await this.requireOrchestration(deadline, 'delete failed');
+    deadline.check('delete failed');
     const row = tx(this.ctx.db, () => {
       const r = this.instance(project.id, name);
       this.store.markDeleting(r.id);
@@ -333,13 +361,14 @@ export class CacheService {
         return (e as Error).message;
       }
     };
+    const budget = this.ctx.config.cache.requestTimeoutMs;
     const checks = {
-      orchestration: await this.driver.check().catch((e: Error) => e.message),
+      orchestration: await withTimeout(this.driver.check(), budget, () => new Error(`the provisioning system did not answer within ${budget / 1000} s`)).catch(
+        (e: Error) => e.message,
+      ),
       memorystore_crd: check(() => this.ctx.db.prepare('SELECT 1 FROM cache_instances LIMIT 1').get()),
       database: check(() => this.ctx.db.prepare('SELECT 1').get()),
-      session_key: check(() => {
-        if (!this.ctx.sessions) throw new Error('session signing key not loaded');
-      }),
+      session_key: this.sessionKey.problem() ?? 'ok',
     };
     const ok = Object.values(checks).every((v) => v === 'ok');
     return { status: ok ? ('ok' as const) : ('degraded' as const), checks };
