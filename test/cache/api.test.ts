@@ -272,8 +272,13 @@ describe.skipIf(!haveRedis)('cache API (spec 3 §4.2)', () => {
   });
 
   it('rotate answers the credential shape and rejects a body', async () => {
+    const row = instanceRow(d, pid, 'defaults')!;
+    const before = serverPid(d.home, row.id);
     const r = await d.api('POST', `${base(pid)}/defaults/rotate-credential`, { token: admin });
     expect(r.status).toBe(200);
+    // With the default settings the restart that applies the password starts at once.
+    await waitFor('the restart after rotation', async () => (serverPid(d.home, row.id) !== before ? true : undefined), 5000);
+    expect(pidAlive(before)).toBe(false);
     expect(r.body.credential).toMatchObject({ username: 'default', password: expect.stringMatching(/^[A-Za-z0-9_-]{32}$/) });
     expect(r.body.credential.uri).toContain(r.body.credential.password);
     expect(r.body.note).toMatch(/restart/);

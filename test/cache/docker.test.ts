@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cast } from '../helpers/fixtures.js';
 import type { TestDaemon } from '../helpers/daemon.js';
-import { base, createInstance, haveRedis, instanceRow, startCacheDaemon, waitFor, waitState } from './helpers.js';
+import { base, createInstance, haveRedis, haveRedisCli, instanceRow, redisCli, startCacheDaemon, waitFor, waitState } from './helpers.js';
 
 const IMAGE = 'platform-redis:local';
 const docker = new Docker();
@@ -54,12 +54,16 @@ describe.skipIf(Boolean(skipReason))('cache instances under the docker driver', 
     expect(info.HostConfig.Memory).toBe(256 * 1024 * 1024);
 
     const redis = () => new Redis(made.credential.uri, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    // The same redis.conf as the process driver: the password is required in the container too.
+    if (haveRedisCli) expect(await redisCli(row.port, undefined, ['GET', 'x'])).toMatch(/NOAUTH/);
     const r1 = redis();
     await r1.connect();
     await r1.set('in-a-container', 'yes');
     r1.disconnect();
     const stats = await d.api('GET', `${base(c.project.id)}/boxed/stats`, { token: c.member.token });
     expect(stats.body).toMatchObject({ maxmemory_bytes: 192 * 1024 * 1024, maxmemory_policy: 'allkeys-lru', db_keys: 1 });
+    const { authedCommand } = await import('../../src/daemon/services/cache/resp.js');
+    expect(await authedCommand(row.port, made.credential.password, ['INFO', 'persistence'], 2000)).toMatch(/aof_enabled:1/);
 
     await container.kill();
     await waitState(d, c.member.token, c.project.id, 'boxed', 'degraded', 10_000);
