@@ -1,8 +1,9 @@
 /** `npm run bench`: runs every benchmark section and prints one table. */
 import { printTable, type Row } from './lib.js';
+import { cacheBench } from './cache.js';
 import { coreBench } from './core.js';
 
-const sections: Array<[string, () => Promise<Row[]>]> = [['core', coreBench]];
+const sections: Array<[string, () => Promise<Row[]>]> = [['core', coreBench], ['cache', cacheBench]];
 
 const only = process.argv[2];
 const rows: Row[] = [];
