@@ -2,9 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Docker from 'dockerode';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { haveRedis, pidAlive, waitFor } from './helpers.js';
+import { CACHE_IMAGE, dockerSkipReason, haveRedis, pidAlive, waitFor } from './helpers.js';
 
 const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'daemon', 'main.js');
 const ADMIN = { email: 'admin@example.test', password: 'Admin-Password-123' };
@@ -165,6 +166,55 @@ describe.skipIf(!haveRedis || !existsSync(MAIN))('cache instances across daemon 
     current.child.kill('SIGTERM');
     await current.exited;
     await waitFor('the server to stop with the daemon', async () => (pidAlive(secondPid) ? undefined : true), 10_000);
+  }, 60_000);
+});
+
+const dockerSkip = await dockerSkipReason();
+if (dockerSkip) console.warn(`SKIPPED cache docker kill -9 re-adoption test: ${dockerSkip}`);
+
+/** The same under the docker driver: a daemon killed with -9 leaves the container; the next daemon adopts it. */
+describe.skipIf(Boolean(dockerSkip) || !existsSync(MAIN))('docker driver: a daemon kill -9 leaves the container for the next daemon', () => {
+  const home = mkdtempSync(join(tmpdir(), 'platform-cache-docker-kill-'));
+  let current: Proc | undefined;
+  afterAll(async () => {
+    if (current && current.child.exitCode === null) {
+      current.child.kill('SIGTERM');
+      await current.exited;
+    }
+    // A failure midway must not leave a container behind.
+    for (const id of existsSync(join(home, 'cache')) ? readdirSync(join(home, 'cache')) : []) {
+      await new Docker().getContainer(`platform-cache-${id}`).remove({ force: true }).catch(() => {});
+    }
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('re-adopts the same container with its data', async () => {
+    const env = { PLATFORM_CACHE_DRIVER: 'docker', PLATFORM_CACHE_DOCKER_IMAGE: CACHE_IMAGE };
+    current = await startDaemonProcess(home, env);
+    const projects = await call(current, 'GET', '/v1/projects');
+    const path = `/v1/projects/${projects.body.projects.find((p: any) => p.slug === 'default').id}/memorystores`;
+    const created = await call(current, 'POST', path, { name: 'boxed' });
+    expect(created.status).toBe(201);
+    const uri = created.body.credential.uri as string;
+    await waitView(current, `${path}/boxed`, (v) => v.ready, 'ready on the first daemon');
+    await withRedis(uri, (r) => r.set('k', 'kept'));
+    const container = new Docker().getContainer(`platform-cache-${readdirOne(home)}`);
+    const before = await container.inspect();
+
+    current.child.kill('SIGKILL');
+    await current.exited;
+    expect((await container.inspect()).State.Running).toBe(true);
+    current = await startDaemonProcess(home, { ...env, PLATFORM_CACHE_STOP_ON_EXIT: '1' });
+    await waitView(current, `${path}/boxed`, (v) => v.ready, 'ready after the daemon kill -9');
+    const after = await container.inspect();
+    expect(after.Id).toBe(before.Id);
+    expect(after.State.StartedAt).toBe(before.State.StartedAt);
+    expect(await withRedis(uri, (r) => r.get('k'))).toBe('kept');
+
+    // The graceful stop with STOP_ON_EXIT removes the container.
+    current.child.kill('SIGTERM');
+    await current.exited;
+    await expect(container.inspect()).rejects.toThrow(/no such container/i);
   }, 60_000);
 });
 
