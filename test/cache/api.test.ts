@@ -289,6 +289,32 @@ describe.skipIf(!haveRedis)('cache API (spec 3 §4.2)', () => {
     await waitState(d, member, pid, 'defaults');
   });
 
+  it('two rotations before the restart: the running password stays valid, then only the newest', async () => {
+    const made = await createInstance(d, member, pid, { name: 'twice' });
+    await waitState(d, member, pid, 'twice');
+    const { authedCommand } = await import('../../src/daemon/services/cache/resp.js');
+    const port = made.memorystore.connection.port as number;
+    const ping = (pw: string) => authedCommand(port, pw, ['PING'], 1000).catch((e: Error) => e.message);
+    const cfg = d.app.ctx.config.cache;
+    cfg.rotateRestartDelayMs = 600;
+    let first: any;
+    let second: any;
+    try {
+      first = (await d.api('POST', `${base(pid)}/twice/rotate-credential`, { token: admin })).body.credential;
+      second = (await d.api('POST', `${base(pid)}/twice/rotate-credential`, { token: admin })).body.credential;
+    } finally {
+      cfg.rotateRestartDelayMs = 0;
+    }
+    // Before the restart the server still runs the create password, and stats still read it.
+    expect(await ping(made.credential.password)).toBe('PONG');
+    expect((await d.api('GET', `${base(pid)}/twice/stats`, { token: member })).status).toBe(200);
+    await waitFor('the newest password', async () => ((await ping(second.password)) === 'PONG' ? true : undefined), 10_000);
+    await waitState(d, member, pid, 'twice');
+    expect(await ping(first.password)).toMatch(/WRONGPASS/);
+    expect(await ping(made.credential.password)).toMatch(/WRONGPASS/);
+    expect(d.db.prepare('SELECT previous_password FROM cache_instances WHERE project_id = ? AND name = ?').get(pid, 'twice')).toEqual({ previous_password: null });
+  });
+
   it('the project cannot be deleted while it holds instances (dependents hook)', () => {
     const hooks = d.app.ctx.hooks.projectDependents.map((f) => f(pid)).filter(Boolean);
     expect(hooks.join()).toMatch(/\d+ cache instances/);

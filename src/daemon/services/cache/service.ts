@@ -92,9 +92,10 @@ export class CacheService {
     if (!row || row.state === 'deleting') return;
     if (o.phase === 'up') {
       this.store.setObserved(id, 'ready', null);
-      if (o.password === row.password) this.store.forgetPreviousPassword(id, row.password);
+      if (!o.password) return;
+      this.store.setRunningPassword(id, o.password);
       // Re-adopted a server still running with the pre-rotation password: apply the new one now.
-      else void this.supervisor.restart(this.spec(row), 'restarting to apply the rotated credential');
+      if (o.password !== row.password) void this.supervisor.restart(this.spec(this.store.byId(id)!), 'restarting to apply the rotated credential');
       return;
     }
     this.store.setObserved(id, row.ever_ready ? 'degraded' : 'provisioning', o.message ?? null);
