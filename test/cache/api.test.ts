@@ -315,6 +315,30 @@ describe.skipIf(!haveRedis)('cache API (spec 3 §4.2)', () => {
     expect(d.db.prepare('SELECT previous_password FROM cache_instances WHERE project_id = ? AND name = ?').get(pid, 'twice')).toEqual({ previous_password: null });
   });
 
+  it('a crash between a rotation and its restart comes back with the new password at once', async () => {
+    const made = await createInstance(d, member, pid, { name: 'crash-rotate' });
+    await waitState(d, member, pid, 'crash-rotate');
+    const { authedCommand } = await import('../../src/daemon/services/cache/resp.js');
+    const port = made.memorystore.connection.port as number;
+    const ping = (pw: string) => authedCommand(port, pw, ['PING'], 1000).catch((e: Error) => e.message);
+    const cfg = d.app.ctx.config.cache;
+    cfg.rotateRestartDelayMs = 30_000;
+    let fresh: any;
+    try {
+      fresh = (await d.api('POST', `${base(pid)}/crash-rotate/rotate-credential`, { token: admin })).body.credential;
+    } finally {
+      cfg.rotateRestartDelayMs = 0;
+    }
+    const row = instanceRow(d, pid, 'crash-rotate')!;
+    process.kill(serverPid(d.home, row.id), 'SIGKILL');
+    // The crash restart reads the rewritten redis.conf; the supervisor expects the new password
+    // (not the start timeout of 10 s, nor the planned restart 30 s away).
+    await waitFor('the new password after the crash restart', async () => ((await ping(fresh.password)) === 'PONG' ? true : undefined), 3000);
+    await waitState(d, member, pid, 'crash-rotate', 'ready', 3000);
+    expect(await ping(made.credential.password)).toMatch(/WRONGPASS/);
+    expect(d.db.prepare('SELECT previous_password FROM cache_instances WHERE id = ?').get(row.id)).toEqual({ previous_password: null });
+  });
+
   it('the project cannot be deleted while it holds instances (dependents hook)', () => {
     const hooks = d.app.ctx.hooks.projectDependents.map((f) => f(pid)).filter(Boolean);
     expect(hooks.join()).toMatch(/\d+ cache instances/);

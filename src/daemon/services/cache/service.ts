@@ -253,6 +253,8 @@ export class CacheService {
     } catch (e) {
       throw badGateway(`rotation failed: ${(e as Error).message}`);
     }
+    // redis.conf now holds the new password: a crash restart before the planned one must expect it.
+    this.supervisor.update(this.spec(row));
     const delay = this.ctx.config.cache.rotateRestartDelayMs;
     const restart = () => void this.supervisor.restart(this.spec(this.store.byId(row.id) ?? row), 'restarting to apply the rotated credential');
     if (delay > 0) {
