@@ -95,6 +95,31 @@ describe.skipIf(!haveRedis)('cache API when the provisioning system fails (502)'
     expect((await d.api('DELETE', `${base(c.project.id)}/held`, { token: c.admin.token })).status).toBe(202);
   });
 
+  it('rotate answers 502 and changes nothing when the new files cannot be written (broken local CA)', async () => {
+    const made3 = await createInstance(d, c.member.token, c.project.id, { name: 'exposed', external_exposure: true, persistence: { enabled: false } });
+    await waitState(d, c.member.token, c.project.id, 'exposed');
+    const row = instanceRow(d, c.project.id, 'exposed')!;
+    const conf = join(d.home, 'cache', row.id, 'redis.conf');
+    const confBefore = readFileSync(conf, 'utf8');
+    const caFiles = ['cache-ca.crt', 'cache-ca.key'].map((f) => join(d.home, 'keys', f));
+    const saved = caFiles.map((f) => readFileSync(f));
+    try {
+      for (const f of caFiles) writeFileSync(f, 'not a certificate\n');
+      const r = await d.api('POST', `${base(c.project.id)}/exposed/rotate-credential`, { token: c.admin.token });
+      expect(r.status).toBe(502);
+      expect(r.body.error).toMatch(/^rotation failed: /);
+      expect(instanceRow(d, c.project.id, 'exposed')!.password).toBe(made3.credential.password);
+      expect(readFileSync(conf, 'utf8')).toBe(confBefore);
+      const audit = d.db.prepare(`SELECT COUNT(*) AS n FROM acct_audit WHERE action = 'cache.rotate-credential' AND target LIKE '%/exposed'`).get();
+      expect(audit).toEqual({ n: 0 });
+    } finally {
+      caFiles.forEach((f, i) => writeFileSync(f, saved[i]!, { mode: 0o600 }));
+    }
+    expect(await withClient(made3.credential.uri, (r) => r.ping())).toBe('PONG');
+    expect((await d.api('POST', `${base(c.project.id)}/exposed/rotate-credential`, { token: c.admin.token })).status).toBe(200);
+    expect(d.db.prepare(`SELECT COUNT(*) AS n FROM acct_audit WHERE action = 'cache.rotate-credential' AND target LIKE '%/exposed'`).get()).toEqual({ n: 1 });
+  });
+
   it('stats answers 502 when the server answers INFO with an error', async () => {
     const made2 = await createInstance(d, c.member.token, c.project.id, { name: 'no-info' });
     await waitState(d, c.member.token, c.project.id, 'no-info');

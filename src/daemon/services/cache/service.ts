@@ -229,29 +229,48 @@ export class CacheService {
   async rotate(principal: Principal, ref: string, name: string, requestId: string) {
     const deadline = new RequestDeadline(this.ctx.config.cache.requestTimeoutMs);
     const project = this.project(principal, ref, 'resource-admin');
-    const current = this.instance(project.id, name);
-    // The restart that applies the password needs the provisioning system: without it, change nothing.
-    if (current.state !== 'deleting' && current.ever_ready) await this.requireOrchestration(deadline, 'rotation failed');
-    deadline.check('rotation failed');
-    const password = randomBytes(24).toString('base64url');
-    const row = tx(this.ctx.db, () => {
-      const r = this.instance(project.id, name);
+    const rotatable = (r: InstanceRow) => {
       if (r.state === 'deleting') throw conflict(`memorystore ${name} is being deleted`);
       if (!r.ever_ready) throw conflict(`memorystore ${name} has no credential yet: it is not provisioned; wait until ready is true`);
-      this.store.rotatePassword(r.id, password);
-      writeAudit(this.ctx.db, this.ctx.clock, {
-        projectId: project.id,
-        actor: principalKey(principal),
-        action: 'cache.rotate-credential',
-        target: resourcePath(project.short, name),
-        requestId,
-      });
-      return this.store.byId(r.id)!;
-    });
+    };
+    const current = this.instance(project.id, name);
+    rotatable(current);
+    // The restart that applies the password needs the provisioning system: without it, change nothing.
+    await this.requireOrchestration(deadline, 'rotation failed');
+    deadline.check('rotation failed');
+    // Files first, then the commit: a 502 here leaves the stored password and the files as they were.
+    const password = randomBytes(24).toString('base64url');
     try {
-      this.writeFiles(row, project.short);
+      this.writeFiles({ ...current, password }, project.short);
     } catch (e) {
       throw badGateway(`rotation failed: ${(e as Error).message}`);
+    }
+    let row: InstanceRow;
+    try {
+      row = tx(this.ctx.db, () => {
+        const r = this.instance(project.id, name);
+        rotatable(r);
+        this.store.rotatePassword(r.id, password);
+        writeAudit(this.ctx.db, this.ctx.clock, {
+          projectId: project.id,
+          actor: principalKey(principal),
+          action: 'cache.rotate-credential',
+          target: resourcePath(project.short, name),
+          requestId,
+        });
+        return this.store.byId(r.id)!;
+      });
+    } catch (e) {
+      // Lost a race (deleted or rotated meanwhile): the files follow the stored row again.
+      const now = this.store.byId(current.id);
+      if (now && now.state !== 'deleting') {
+        try {
+          this.writeFiles(now, project.short);
+        } catch (restore) {
+          this.ctx.log.error('cache rotation: restoring files failed', { id: current.id, error: String(restore) });
+        }
+      }
+      throw e;
     }
     // redis.conf now holds the new password: a crash restart before the planned one must expect it.
     this.supervisor.update(this.spec(row));
