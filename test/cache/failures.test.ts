@@ -1,11 +1,12 @@
-import { mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cast } from '../helpers/fixtures.js';
-import type { TestDaemon } from '../helpers/daemon.js';
-import { base, createInstance, haveRedis, instanceRow, startCacheDaemon, waitFor, waitState } from './helpers.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { base, cacheOverrides, createInstance, haveRedis, instanceRow, startCacheDaemon, waitFor, waitState } from './helpers.js';
 
 const which = (bin: string) =>
   (process.env.PATH ?? '')
@@ -217,5 +218,58 @@ describe.skipIf(!haveRedis)('cache API without a loadable session key', () => {
     }
     expect((await d.api('GET', '/cache/healthz')).status).toBe(200);
     expect((await d.api('GET', base(c.project.id), { token: c.member.token })).status).toBe(200);
+  });
+});
+
+const haveChattr = spawnSync('chattr', ['--help']).error === undefined;
+if (haveRedis && !haveChattr) console.warn('SKIPPED cache delete-failure test: chattr (e2fsprogs) is not installed');
+
+/**
+ * A delete whose clean-up fails after the 202 (here: a file in the instance directory made
+ * immutable, so even root cannot remove it) stays in `deleting` with the reason, and the next
+ * daemon start finishes it.
+ */
+describe.skipIf(!haveRedis || !haveChattr)('a delete that fails in the background', () => {
+  const home = mkdtempSync(join(tmpdir(), 'platform-cache-delfail-'));
+  let pinned: string | undefined;
+  afterAll(() => {
+    if (pinned) spawnSync('chattr', ['-i', pinned]);
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('keeps the row in deleting with the reason and is finished by the next daemon start', async () => {
+    const a = await startTestDaemon(cacheOverrides(), { home });
+    let projectId: string;
+    let id: string;
+    try {
+      const token = await a.adminToken();
+      projectId = (a.db.prepare(`SELECT id FROM acct_projects WHERE slug = 'default'`).get() as { id: string }).id;
+      await createInstance(a, token, projectId, { name: 'stuck' });
+      await waitState(a, token, projectId, 'stuck');
+      id = instanceRow(a, projectId, 'stuck')!.id;
+      pinned = join(home, 'cache', id, 'pinned');
+      writeFileSync(pinned, 'cannot be removed\n');
+      const chattr = spawnSync('chattr', ['+i', pinned]);
+      if (chattr.status !== 0) throw new Error(`chattr +i failed: ${chattr.stderr}`);
+      expect((await a.api('DELETE', `${base(projectId)}/stuck`, { token })).status).toBe(202);
+      const view = await waitFor('the delete failure to show', async () => {
+        const r = await a.api('GET', `${base(projectId)}/stuck`, { token });
+        return /delete failed/.test(r.body.message ?? '') ? r.body : undefined;
+      });
+      expect(view).toMatchObject({ state: 'deleting', ready: false });
+      // The reason is the file system's own (node reports the immutable file as it fails on it).
+      expect(view.message).toMatch(/^delete failed, retried on the next daemon start: [A-Z]+: .*pinned/);
+    } finally {
+      await a.close();
+    }
+    spawnSync('chattr', ['-i', pinned!]);
+    const b = await startTestDaemon(cacheOverrides(), { home });
+    try {
+      const token = await b.adminToken();
+      await waitFor('the deletion to finish', async () => ((await b.api('GET', `${base(projectId!)}/stuck`, { token })).status === 404 ? true : undefined));
+      expect(existsSync(join(home, 'cache', id!))).toBe(false);
+    } finally {
+      await b.close();
+    }
   });
 });
