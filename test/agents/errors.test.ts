@@ -71,6 +71,17 @@ describe('deploy refusals', () => {
     expect(r.body.error).toMatch(/resolved to no project/);
   });
 
+  it('503 when the project secret store is not configured', async () => {
+    d.app.ctx.config.secretsStore = 'off';
+    try {
+      const r = await deployForm(d, c.member.token, fn('nostore'), code(), q());
+      expect(r.status).toBe(503);
+      expect(r.body.error).toMatch(/the project secret store is not configured/);
+    } finally {
+      d.app.ctx.config.secretsStore = 'local';
+    }
+  });
+
   it('an outsider gets 404 for the project; a platform admin without grants 403', async () => {
     expect((await deployForm(d, c.outsider.token, fn('out'), code(), q())).status).toBe(404);
     expect((await deployForm(d, c.platformAdmin.token, fn('out'), code(), q())).status).toBe(403);
@@ -115,6 +126,8 @@ describe('ownership', () => {
       ['PUT', '/v1/agents/mine/secrets', { A: 'b' }],
       ['PATCH', '/v1/agents/mine/secrets', { set: { A: 'b' } }],
       ['GET', '/v1/agents/mine/env'],
+      ['GET', '/v1/agents/mine/config'],
+      ['PATCH', '/v1/agents/mine/config', { timeout_seconds: 5 }],
       ['PATCH', '/v1/agents/mine/env', { set: { A: 'b' } }],
       ['GET', '/v1/agents/mine/files'],
       ['GET', '/v1/agents/mine/files/main.py'],
