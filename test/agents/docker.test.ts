@@ -42,12 +42,27 @@ describe.skipIf(Boolean(reason))('docker driver', { timeout: 180_000 }, () => {
     expect(info.HostConfig.NetworkMode).toBe('host');
     const hist = await d.api('GET', '/v1/agents/dock/logs/history', { token });
     expect(hist.body.lines.some((l: any) => l.message === 'handling container')).toBe(true);
+    const stream = await fetch(`${d.url}/v1/agents/dock/invoke/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'streamed' }) });
+    expect(stream.headers.get('content-type')).toMatch(/application\/x-ndjson/);
+    expect(JSON.parse((await stream.text()).trim())).toMatchObject({ reply: 'hello streamed' });
+
+    // Redeploy from stored source builds a second image; the new revision serves.
+    const firstImage = (d.db.prepare(`SELECT artifact FROM agents_revisions ORDER BY seq DESC LIMIT 1`).get() as { artifact: string }).artifact;
+    expect((await d.api('PUT', '/v1/agents/dock/files/main.py', { token, body: { content: HELLO_PY.replace('"hello "', '"ahoy "') } })).status).toBe(200);
+    expect((await d.api('POST', '/v1/agents/dock/redeploy', { token })).status).toBe(202);
+    await waitState(d, token, 'dock', 'ready', '', 170_000);
+    expect((await d.api('POST', '/v1/agents/dock/invoke', { body: { message: 'again' } })).body.reply).toBe('ahoy again');
+    const revs = (await d.api('GET', '/v1/agents/dock/revisions', { token })).body.revisions;
+    expect(revs.map((r: any) => r.name)).toEqual(['dock-00002', 'dock-00001']);
+    const secondImage = (d.db.prepare(`SELECT artifact FROM agents_revisions ORDER BY seq DESC LIMIT 1`).get() as { artifact: string }).artifact;
+    expect(secondImage).not.toBe(firstImage);
+    expect((await new Docker().getImage(secondImage).inspect()).Id).toMatch(/^sha256:/);
 
     // Scale to zero, then a cold start from the image.
     const deadline = Date.now() + 10_000;
     while ((d.db.prepare('SELECT COUNT(*) AS n FROM agents_instances').get() as { n: number }).n && Date.now() < deadline) await sleep(100);
     const t1 = performance.now();
-    expect((await d.api('POST', '/v1/agents/dock/invoke', { body: { message: 'cold' } })).body.reply).toBe('hello cold');
+    expect((await d.api('POST', '/v1/agents/dock/invoke', { body: { message: 'cold' } })).body.reply).toBe('ahoy cold');
     console.log(`cold start from zero (docker driver): ${(performance.now() - t1).toFixed(0)} ms`);
 
     const running = d.db.prepare(`SELECT container FROM agents_instances WHERE agent_id = (SELECT id FROM agents_agents WHERE name = 'dock')`).get() as { container: string };

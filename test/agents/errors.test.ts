@@ -6,7 +6,10 @@ import { HELLO_PY, archive, deployForm, waitState } from './helpers.js';
 
 let d: TestDaemon;
 let c: Awaited<ReturnType<typeof cast>>;
-const code = () => archive({ 'main.py': HELLO_PY });
+// Built once: archive() runs python synchronously, and blocking the in-process daemon's event
+// loop for seconds lets its keep-alive timeout close a socket the client is about to reuse.
+let helloArchive: Buffer | undefined;
+const code = () => (helloArchive ??= archive({ 'main.py': HELLO_PY }));
 const fn = (name: string) => ({ name, framework: 'function', runtime: 'python' });
 
 beforeAll(async () => {

@@ -14,8 +14,14 @@ export interface Entry {
  * Builds a .tar.gz with Python's tarfile, which writes any entry name or type we ask for:
  * the unsafe archives (symlinks, `../`, huge files) cannot be made with a well-behaved packer.
  */
+const built = new Map<string, Buffer>();
+
 export function archive(entries: Entry[] | Record<string, string>): Buffer {
   const list: Entry[] = Array.isArray(entries) ? entries : Object.entries(entries).map(([name, content]) => ({ name, content }));
+  // Same entries, same bytes: python runs once per distinct archive (it blocks the event loop).
+  const key = JSON.stringify(list);
+  const hit = built.get(key);
+  if (hit) return hit;
   const script = `
 import io, json, sys, tarfile
 spec = json.load(sys.stdin)
@@ -34,7 +40,9 @@ with tarfile.open(fileobj=buf, mode="w:gz") as t:
             info.size = len(data); info.mode = 0o644; t.addfile(info, io.BytesIO(data))
 sys.stdout.buffer.write(buf.getvalue())
 `;
-  return execFileSync('python3', ['-c', script], { input: JSON.stringify(list), maxBuffer: 256 * 1024 * 1024 });
+  const out = execFileSync('python3', ['-c', script], { input: key, maxBuffer: 256 * 1024 * 1024 });
+  built.set(key, out);
+  return out;
 }
 
 export const HELLO_PY = `import os, sys

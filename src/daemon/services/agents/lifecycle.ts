@@ -236,15 +236,31 @@ export class AgentRuntime {
     }
     if (!agent || this.stopped) return;
     const revision = agent.latest_revision;
-    try {
-      await this.supervisor.recycle(agentId, `revision ${revision} is deploying`);
-      await this.supervisor.warm(agentId);
-    } catch (e) {
+    const stillDeploying = () => {
       const now = agentStore.byId(db, agentId);
-      if (now && now.latest_revision === revision && now.state === 'deploying') {
-        agentStore.update(db, agentId, { state: 'failed', message: `revision ${revision} did not become ready: ${(e as Error).message}`.slice(0, 4100) }, isoNow(clock));
+      return now !== undefined && now.latest_revision === revision && now.state === 'deploying';
+    };
+    await this.supervisor.recycle(agentId, `revision ${revision} is deploying`);
+    // Not-ready conditions keep the agent deploying with the serving layer's text until the
+    // deploy timeout (spec 1 §3): a quota that does not admit the instance, and one failed start
+    // (Cloud Run's "container restarted once"); a second failed start is the handler's own fault.
+    let failedStarts = 0;
+    for (;;) {
+      try {
+        await this.supervisor.warm(agentId);
+        break;
+      } catch (e) {
+        if (this.stopped || !stillDeploying()) return;
+        const quotaRefusal = e instanceof ApiError && e.status === 503;
+        if (!quotaRefusal) failedStarts++;
+        const message = `revision ${revision} did not become ready: ${(e as Error).message}`.slice(0, 4100);
+        if ((!quotaRefusal && failedStarts >= 2) || Date.now() > deadline) {
+          agentStore.update(db, agentId, { state: 'failed', message }, isoNow(clock));
+          return;
+        }
+        agentStore.update(db, agentId, { message: quotaRefusal ? message : `${message}\n(restarted once; still deploying)` }, isoNow(clock));
+        await new Promise((r) => setTimeout(r, Math.min(1000, Math.max(50, this.ctx.config.workloads.deployTimeoutMs / 20))));
       }
-      return;
     }
     tx(db, () => {
       const now = agentStore.byId(db, agentId);
