@@ -10,12 +10,12 @@ const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
 const BIN = join(root, 'bin', 'run.js');
 const MAIN = join(root, 'dist', 'daemon', 'main.js');
-const ADMIN = { email: 'bench@example.test', password: 'Bench-Password-123' };
+export const ADMIN = { email: 'bench@example.test', password: 'Bench-Password-123' };
 
-async function startDaemonProcess(home: string): Promise<{ url: string; pid: number; ms: number }> {
+export async function startDaemonProcess(home: string, extraEnv: Record<string, string> = {}): Promise<{ url: string; pid: number; ms: number }> {
   const t = performance.now();
   const child = spawn(process.execPath, [MAIN, '--port', '0'], {
-    env: { ...process.env, PLATFORM_HOME: home, PLATFORM_ADMIN_EMAIL: ADMIN.email, PLATFORM_ADMIN_PASSWORD: ADMIN.password, PLATFORM_SIGNIN_LIMIT_PER_IP: '100000', PLATFORM_SIGNIN_LIMIT_PER_ACCOUNT: '100000', PLATFORM_RATE_LIMIT_BURST: '0' },
+    env: { ...process.env, PLATFORM_HOME: home, PLATFORM_ADMIN_EMAIL: ADMIN.email, PLATFORM_ADMIN_PASSWORD: ADMIN.password, PLATFORM_SIGNIN_LIMIT_PER_IP: '100000', PLATFORM_SIGNIN_LIMIT_PER_ACCOUNT: '100000', PLATFORM_RATE_LIMIT_BURST: '0', ...extraEnv },
     stdio: 'ignore',
     detached: true,
   });
