@@ -145,6 +145,20 @@ describe('failures', () => {
     expect(failed.message).toMatch(/nonexistent_module_xyz/);
   });
 
+  it('a failed redeploy leaves the previous revision serving', async () => {
+    expect((await deployForm(d, token, { name: 'keep', framework: 'function' }, archive({ 'main.py': HELLO_PY }), q())).status).toBe(202);
+    await waitState(d, token, 'keep', 'ready', c.project.slug);
+    expect((await d.api('PUT', `/v1/agents/keep/files/main.py${q()}`, { token, body: { content: 'import nonexistent_module_xyz\n' } })).status).toBe(200);
+    expect((await d.api('POST', `/v1/agents/keep/redeploy${q()}`, { token })).status).toBe(202);
+    const failed = await waitState(d, token, 'keep', 'failed', c.project.slug);
+    expect(failed).toMatchObject({ latest_revision: 'keep-00002', ready: false });
+    expect(failed.message).toMatch(/revision keep-00002 did not become ready/);
+    const served = await invoke('keep', 'still');
+    expect(served.status).toBe(200);
+    expect(served.body.reply).toBe('hello still');
+    expect(instancesOf('keep').map((i: any) => i.revision)).toEqual(['keep-00001']);
+  });
+
   it('the running-instance quota keeps a new revision deploying with numbers, then admits it', async () => {
     // The held request keeps the one admitted instance busy, so it cannot scale away meanwhile.
     const HOLD_PY = `import os, time\ndef handle(event):\n    m = event.get("message") or ""\n    while m.startswith("hold:") and not os.path.exists(m[5:]):\n        time.sleep(0.01)\n    return {"ok": True}\n`;
@@ -178,6 +192,35 @@ describe('failures', () => {
       writeFileSync(release, '');
       d.db.prepare(`UPDATE acct_project_quotas SET value = 50 WHERE project_id = ? AND resource = 'instances'`).run(c.project.id);
     }
+  });
+
+  it('at the service quota a built revision waits in deploying with the numbers, then fails after the deploying limit', async () => {
+    const w = d.app.ctx.config.workloads;
+    const before = w.deployTimeoutMs;
+    expect((await d.api('PUT', `/v1/agents/keep/files/main.py${q()}`, { token, body: { content: HELLO_PY.replace('"hello "', '"fixed "') } })).status).toBe(200);
+    d.db.prepare(`UPDATE acct_project_quotas SET value = 1 WHERE project_id = ? AND resource = 'services'`).run(c.project.id);
+    w.deployTimeoutMs = 1500;
+    try {
+      expect((await d.api('POST', `/v1/agents/keep/redeploy${q()}`, { token })).status).toBe(202);
+      const waiting = await waitState(d, token, 'keep', 'deploying', c.project.slug);
+      let view = waiting;
+      // quota and quota2 (previous test) are ready: the project is at 1 of 1 at least.
+      while (!/service limit/.test(view.message ?? '') && view.state === 'deploying') {
+        await sleep(25);
+        view = (await d.api('GET', `/v1/agents/keep${q()}`, { token })).body;
+      }
+      expect(view.message).toMatch(/project at its service limit: \d+ of 1 services used/);
+      // Meanwhile the last revision that served keeps serving.
+      expect((await invoke('keep', 'meanwhile')).body.reply).toBe('hello meanwhile');
+      const failed = await waitState(d, token, 'keep', 'failed', c.project.slug);
+      expect(failed.message).toMatch(/service limit/);
+    } finally {
+      w.deployTimeoutMs = before;
+      d.db.prepare(`UPDATE acct_project_quotas SET value = 30 WHERE project_id = ? AND resource = 'services'`).run(c.project.id);
+    }
+    expect((await d.api('POST', `/v1/agents/keep/redeploy${q()}`, { token })).status).toBe(202);
+    await waitState(d, token, 'keep', 'ready', c.project.slug);
+    expect((await invoke('keep', 'now')).body.reply).toBe('fixed now');
   });
 });
 

@@ -231,9 +231,11 @@ export function revisions(d: Deps, principal: Principal, name: string, query: Pa
  * artifact: the build itself snapshots the settings then.
  */
 function rollSettings(d: Deps, agent: AgentRow, reason: 'secrets' | 'env' | 'config'): boolean {
-  const latest = agentStore.latestRevision(d.ctx.db, agent.id);
-  if (!latest?.artifact) return false;
-  d.rt.insertRevision(agentStore.byId(d.ctx.db, agent.id)!, reason, latest.build_id, latest.image, latest.artifact);
+  const now = agentStore.byId(d.ctx.db, agent.id)!;
+  // On the artifact that serves (a failed build's artifact never does), else the newest.
+  const base = now.serving_revision ? agentStore.revisionByName(d.ctx.db, agent.id, now.serving_revision) : agentStore.latestRevision(d.ctx.db, agent.id);
+  if (!base?.artifact) return false;
+  d.rt.insertRevision(now, reason, base.build_id, base.image, base.artifact);
   return true;
 }
 
