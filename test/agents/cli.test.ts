@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { execa } from 'execa';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,26 @@ const sb = cliSandbox({ PLATFORM_SCALE_TO_ZERO_SECONDS: '120' });
 const work = mkdtempSync(join(tmpdir(), 'platform-agents-cli-'));
 const dir = join(work, 'greeter');
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'run.js');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Instances as the daemon recorded them (read-only; the daemon keeps writing). */
+function instances(home: string, agent: string): { pid: number; port: number }[] {
+  const db = new Database(join(home, 'platform.db'), { readonly: true });
+  try {
+    return db.prepare('SELECT i.pid, i.port FROM agents_instances i JOIN agents_agents a ON a.id = i.agent_id WHERE a.name = ?').all(agent) as { pid: number; port: number }[];
+  } finally {
+    db.close();
+  }
+}
 
 beforeAll(async () => {
   const init = await sb.run(['init', dir, '--template', 'function-python']);
@@ -145,6 +166,25 @@ describe('platform deploy and friends', { timeout: 120_000 }, () => {
     expect(r.stderr).toMatch(/google-adk/);
     expect(j.exitCode).toBe(1);
     expect(j.json.error).toMatch(/failed to deploy/);
+  });
+
+  it('daemon kill -9: a restarted daemon reaps what the killed one left and serves again from the database', async () => {
+    const [orphan] = instances(sb.home, 'greeter');
+    expect(orphan, 'greeter has a running instance').toBeDefined();
+    const daemonPid = (JSON.parse(readFileSync(join(sb.home, 'daemon.json'), 'utf8')) as { pid: number }).pid;
+    process.kill(daemonPid, 'SIGKILL');
+    while (alive(daemonPid)) await sleep(20);
+    // The instance runs in its own process group, so it outlived the daemon.
+    expect(alive(orphan!.pid)).toBe(true);
+    // The next command starts a daemon again; its start-up reconciles from the database.
+    const after = await sb.run(['agents', 'get', 'greeter', '--json']);
+    expect(after.exitCode, after.stderr).toBe(0);
+    expect(after.json).toMatchObject({ name: 'greeter', state: 'ready', latest_revision: 'greeter-00007' });
+    const deadline = Date.now() + 5000;
+    while (alive(orphan!.pid) && Date.now() < deadline) await sleep(25);
+    expect(alive(orphan!.pid)).toBe(false);
+    expect((await sb.run(['invoke', 'greeter', '-m', 'after', '--json'])).json.reply).toBe('howdy after');
+    expect(instances(sb.home, 'greeter').map((i) => i.pid)).not.toContain(orphan!.pid);
   });
 
   it('deletes', async () => {
