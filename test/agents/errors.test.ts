@@ -183,6 +183,26 @@ describe('ownership', () => {
     expect(r.body.error).toBe('unknown agent ghost');
   });
 
+  it('env PATCH refuses every name of the spec table, in set and in remove', async () => {
+    // Spec 1 §4.12, copied here rather than imported so the test checks the table, not itself.
+    const table = [
+      'MODEL_API_KEY', 'SVC_INTERNAL_TOKEN', 'SVC_PROJECT_KEY', 'VECTOR_STORE_API_KEY', 'PLATFORM_VECTORDB_API_KEY', 'CACHE_PASSWORD', 'PLATFORM_MEMORYSTORE_PASSWORD',
+      'CACHE_ADDR', 'CACHE_USERNAME', 'PLATFORM_MEMORYSTORE_ADDR', 'PLATFORM_MEMORYSTORE_USERNAME', 'VECTOR_STORE_URL', 'PLATFORM_VECTORDB_URL', 'SANDBOX_URL', 'SVC_API_URL', 'SVC_PUBSUB_URL', 'SVC_VECTORDB_URL', 'MCP_SERVERS',
+      'SVC_PROJECT_ID', 'PROJECT_SHORT', 'AGENT_NAME', 'AGENT_IMAGE',
+      'PLATFORM_REQUEST_TIMEOUT_SECONDS',
+      'MEMORY_MODE', 'MEMORY_INJECT', 'MEMORY_TTL_SECONDS', 'MEMORY_EXCLUDE_SENSITIVE', 'MEMORY_TOPICS', 'MEMORY_INSTRUCTIONS', 'KNOWLEDGE_ENABLED',
+      'LD_PRELOAD', 'PYTHONPATH', 'PATH', 'HOME', 'SECRETSTORE_ADDR', 'SECRETSTORE_TOKEN', 'BROKER_URL', 'BROKER_PASSWORD', 'TOOL_SANDBOX', 'ORCHESTRATOR_SERVICE_ANYTHING',
+    ];
+    for (const body of [{ set: Object.fromEntries(table.map((k) => [k, 'x'])) }, { remove: table }]) {
+      const r = await d.api('PATCH', `/v1/agents/mine/env${q()}`, { token: c.member.token, body });
+      expect(r.status).toBe(400);
+      for (const k of table) expect(r.body.error, k).toContain(k);
+    }
+    for (const k of ['MODEL_BASE_URL', 'CHAT_MODEL', 'EMBED_MODEL', 'EMBED_BASE_URL']) {
+      expect((await d.api('PATCH', `/v1/agents/mine/env${q()}`, { token: c.member.token, body: { remove: [k] } })).status, k).toBe(200);
+    }
+  });
+
   it('refuses platform-owned env names, each named', async () => {
     const r = await d.api('PATCH', `/v1/agents/mine/env${q()}`, {
       token: c.member.token,
