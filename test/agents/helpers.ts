@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { Agent, FormData, fetch } from 'undici';
 import type { TestDaemon } from '../helpers/daemon.js';
 
 export interface Entry {
@@ -62,6 +63,13 @@ def handle(event):
     return {"reply": "hello " + str(event.get("message")), "pid": os.getpid(), "keys": sorted(event.keys())}
 `;
 
+/**
+ * Deploys go over a connection of their own: archive() blocks the event loop while python runs,
+ * and a pooled socket left idle through the block can be closed by the in-process daemon's
+ * keep-alive timeout at the moment it is reused (ECONNRESET).
+ */
+const freshConnection = new Agent({ pipelining: 0 });
+
 export async function deployForm(
   d: TestDaemon,
   token: string | undefined,
@@ -72,7 +80,7 @@ export async function deployForm(
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
   if (code) form.append('code', new Blob([new Uint8Array(code)]), 'code.tar.gz');
-  const res = await fetch(`${d.url}/v1/agents${query}`, { method: 'POST', body: form, headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const res = await fetch(`${d.url}/v1/agents${query}`, { method: 'POST', body: form, headers: token ? { authorization: `Bearer ${token}` } : {}, dispatcher: freshConnection });
   const text = await res.text();
   let body: any = text;
   try {
