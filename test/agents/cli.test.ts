@@ -106,7 +106,7 @@ describe('platform deploy and friends', { timeout: 120_000 }, () => {
     const [list, get, hist, live] = await Promise.all([
       sb.run(['agents', 'list']),
       sb.run(['agents', 'get', 'greeter', '--json']),
-      sb.run(['logs', 'greeter', '--history', '--limit', '50']),
+      sb.run(['logs', 'greeter', '--history', '--limit', '50', '--since', '2000-01-01T00:00:00Z']),
       sb.run(['logs', 'greeter']),
     ]);
     expect(list.stdout).toMatch(/^NAME +STATE +FRAMEWORK/m);

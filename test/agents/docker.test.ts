@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workloadConfigFromEnv } from '../../src/daemon/config.js';
 import { DockerDriver } from '../../src/daemon/runtime/docker-driver.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { HELLO_PY, archive, deployForm, sleep, waitState } from './helpers.js';
+import { HELLO_PY, archive, deployForm, langgraphSample, sleep, waitState } from './helpers.js';
 
 /**
  * The docker driver end to end. Needs a Docker engine and the locally built base image
@@ -68,6 +68,19 @@ describe.skipIf(Boolean(reason))('docker driver', { timeout: 180_000 }, () => {
     const running = d.db.prepare(`SELECT container FROM agents_instances WHERE agent_id = (SELECT id FROM agents_agents WHERE name = 'dock')`).get() as { container: string };
     expect((await d.api('DELETE', '/v1/agents/dock', { token })).status).toBe(200);
     await expect(new Docker().getContainer(running.container).inspect()).rejects.toThrow();
+  });
+
+  it('runs an agent in the harness inside its container and streams NDJSON', async () => {
+    expect((await deployForm(d, token, { name: 'graph', framework: 'langgraph' }, archive(langgraphSample()))).status).toBe(202);
+    await waitState(d, token, 'graph', 'ready', '', 170_000);
+    const inv = await d.api('POST', '/v1/agents/graph/invoke', { body: { message: 'weather' } });
+    expect(inv.status).toBe(200);
+    expect(inv.body.output).toMatch(/facts about weather/);
+    const res = await fetch(`${d.url}/v1/agents/graph/invoke/stream`, { method: 'POST', body: JSON.stringify({ message: 'rain' }), headers: { 'content-type': 'application/json' } });
+    const lines = (await res.text()).trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines.at(-1).type).toBe('done');
+    expect((await d.api('DELETE', '/v1/agents/graph', { token })).status).toBe(200);
   });
 
   it('builds the uploaded Dockerfile for the container framework', async () => {

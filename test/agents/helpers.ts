@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { Agent, FormData, fetch } from 'undici';
 import type { TestDaemon } from '../helpers/daemon.js';
 
@@ -106,3 +108,17 @@ export async function waitState(d: TestDaemon, token: string, name: string, want
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The LangGraph sample agent with the shims' stand-in framework package beside it (as a vendored dependency). */
+export function langgraphSample(): Entry[] {
+  const fix = join(import.meta.dirname, '..', 'shims', 'fixtures');
+  return [...walk(join(fix, 'agent-langgraph')), ...walk(join(fix, 'fake-frameworks')).filter((e) => e.name.startsWith('langgraph/'))];
+}
+
+function walk(root: string, base = root): Entry[] {
+  return readdirSync(root).flatMap((n) => {
+    const p = join(root, n);
+    if (n === '__pycache__') return [];
+    return statSync(p).isDirectory() ? walk(p, base) : [{ name: relative(base, p), content: readFileSync(p, 'utf8') }];
+  });
+}
