@@ -124,6 +124,11 @@ export async function invoke(d: Deps, principal: Principal | undefined, agent: A
       // The one body we must hold: ids are filled into the handler's JSON.
       let raw: Buffer;
       try {
+        // A declared length over the cap is refused before a byte of it is read.
+        if (Number(up.headers['content-length']) > LIMITS.upstreamBytes) {
+          up.body.destroy();
+          throw new ApiError(502, `upstream response exceeds ${LIMITS.upstreamBytes} bytes`);
+        }
         raw = await readCapped(up.body, LIMITS.upstreamBytes);
       } catch (e) {
         throw upstreamError(agent.name, e, seconds);
