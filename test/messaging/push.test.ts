@@ -46,6 +46,13 @@ function receiver() {
         res.writeHead(204).end();
       }, 15);
     }
+    if (path.startsWith('/fail-first')) {
+      // Every message fails its first attempt: later messages must not overtake it when ordered.
+      const body = Buffer.concat(chunks).toString();
+      const tries = (counts.get(`${path} ${body}`) ?? 0) + 1;
+      counts.set(`${path} ${body}`, tries);
+      return tries === 1 ? res.writeHead(503).end('not yet') : res.writeHead(204).end();
+    }
     if (path.startsWith('/redirect')) return res.writeHead(302, { location: '/ok-after-redirect' }).end();
     if (path.startsWith('/function-error')) return res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"handler raised ValueError"}');
     if (path.startsWith('/huge-error')) {
@@ -229,12 +236,6 @@ describe('push delivery (spec 3 §6)', () => {
     expect(rx.at('/function-error')).toHaveLength(2);
   });
 
-  // Needs the agents/functions area (deploying a function), built in parallel on another branch.
-  // The url rule (<name>-<project_short>.<domain>) and the pushTargets hook are in place; a
-  // function-style target (204 on success, 400 on handler exception) is covered above.
-  it.skip('a deployed function as push target (needs the agents area; see the warning)', () => {});
-  console.warn('SKIPPED: push to a deployed function needs the agents/functions area, which is not in the messaging branch');
-
   it('key-shared push keeps one delivery per key in flight, in publish order; exclusive delivers one at a time', async () => {
     await makeSub(d, c.admin.token, p, 'orders', 'keyed', {
       start_from: 'new',
@@ -261,6 +262,33 @@ describe('push delivery (spec 3 §6)', () => {
     const solo = await until(() => rx.at('/slowish/solo'), (v) => unique(v) >= 6);
     expect([...new Set(solo.map((h) => h.body.toString()))]).toEqual(['s0', 's1', 's2', 's3', 's4', 's5']);
     expect(rx.maxInflight.get('/slowish/solo')).toBe(1);
+  });
+
+  it('a failed message blocks its successors until it succeeds: per key for key-shared, for all of exclusive and failover', async () => {
+    await makeSub(d, c.admin.token, p, 'orders', 'held', {
+      start_from: 'new',
+      type: 'key-shared',
+      deliver: { mode: 'push', push: { url: `${base}/fail-first/held`, content_mode: 'cloudevents-binary' } },
+    });
+    await publish(d, c.member.token, p, 'orders', Array.from({ length: 6 }, (_, i) => ({ text: `${i % 2 ? 'b' : 'a'}-${i >> 1}`, key: i % 2 ? 'b' : 'a' })));
+    const hits = await until(() => rx.at('/fail-first/held'), (v) => v.length >= 12);
+    for (const k of ['a', 'b']) {
+      const seen = hits.filter((h) => h.headers['ce-subject'] === k).map((h) => `${h.body.toString()}#${h.headers['ce-deliveryattempt']}`);
+      expect(seen).toEqual([`${k}-0#1`, `${k}-0#2`, `${k}-1#1`, `${k}-1#2`, `${k}-2#1`, `${k}-2#2`]);
+    }
+    expect(await until(() => backlog('held'), (n) => n === 0)).toBe(0);
+    for (const type of ['exclusive', 'failover']) {
+      await makeSub(d, c.admin.token, p, 'orders', `held-${type}`, {
+        start_from: 'new',
+        type,
+        deliver: { mode: 'push', push: { url: `${base}/fail-first/${type}`, content_mode: 'cloudevents-binary' } },
+      });
+      await publish(d, c.member.token, p, 'orders', ['x', 'y', 'z'].map((t, i) => ({ text: `${type}-${t}`, key: `k${i}` })));
+      const got = await until(() => rx.at(`/fail-first/${type}`), (v) => v.length >= 6);
+      expect(got.map((h) => `${h.body.toString()}#${h.headers['ce-deliveryattempt']}`)).toEqual(
+        ['x', 'y', 'z'].flatMap((t) => [`${type}-${t}#1`, `${type}-${t}#2`]),
+      );
+    }
   });
 
   it('switching a push subscription to pull stops the worker; messages then wait for pulls', async () => {

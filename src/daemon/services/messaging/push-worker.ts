@@ -23,8 +23,6 @@ export class PushWorker {
   private stopped = false;
   private readonly abort = new AbortController();
   private readonly running = new Set<Promise<void>>();
-  /** key-shared: ordering keys with a delivery in flight (one at a time per key). */
-  private readonly busyKeys = new Set<string>();
 
   constructor(
     private readonly b: Broker,
@@ -64,27 +62,25 @@ export class PushWorker {
     if (!sub || sub.deliver_mode !== 'push' || !sub.push_url) return;
     const topic = this.b.store.topicById(sub.topic_id);
     if (!topic || topic.state === 'deleting') return;
-    // exclusive and failover are ordered: one delivery at a time; key-shared orders per key.
-    const ordered = sub.type === 'exclusive' || sub.type === 'failover';
-    const limit = ordered ? 1 : Math.max(1, Math.min(this.b.config.pushConcurrency, sub.max_ack_pending));
-    const keys = sub.type === 'key-shared' ? this.busyKeys : undefined;
+    // exclusive and failover deliver in order, one at a time; key-shared in order per key.
+    const ordered = sub.type === 'exclusive' || sub.type === 'failover' ? 'all' : sub.type === 'key-shared' ? 'key' : undefined;
+    const limit = ordered === 'all' ? 1 : Math.max(1, Math.min(this.b.config.pushConcurrency, sub.max_ack_pending));
     const timeoutMs = this.b.config.pushTimeoutMs > 0 ? this.b.config.pushTimeoutMs : sub.ack_deadline_seconds * 1000;
     while (this.inflight < limit) {
       // The lease outlives the request timeout so a slow attempt is never handed out twice.
-      const batch = take(this.b, sub.id, PUSH_CONSUMER, limit - this.inflight, timeoutMs + 5_000, keys);
+      const batch = take(this.b, sub.id, PUSH_CONSUMER, limit - this.inflight, timeoutMs + 5_000, ordered);
       if (!batch.length) break;
-      for (const d of batch) this.track(this.deliver(sub, topic, d, timeoutMs), d.row.key ?? undefined);
+      for (const d of batch) this.track(this.deliver(sub, topic, d, timeoutMs));
     }
     this.scheduleNext();
   }
 
-  private track(p: Promise<void>, key?: string): void {
+  private track(p: Promise<void>): void {
     this.inflight++;
     const q = p
       .catch((e) => this.b.log.error('messaging: push delivery failed', { subscription: this.subId, error: String(e) }))
       .finally(() => {
         this.inflight--;
-        if (key) this.busyKeys.delete(key);
         this.running.delete(q);
         this.kick();
       });
