@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import type { PushRequest } from './cloudevents.js';
+import type { PushTarget } from './push-url.js';
 
 /** Spec 3 §6 and §8: response bodies are read up to 64 KiB. */
 export const PUSH_BODY_READ_LIMIT = 64 * 1024;
@@ -17,7 +18,7 @@ export interface PushOutcome {
  * failure; at most 64 KiB of the response body is read.
  */
 export async function sendPush(
-  target: { url: string; host?: string },
+  target: PushTarget,
   req: PushRequest,
   timeoutMs: number,
   stop: AbortSignal,
@@ -26,7 +27,7 @@ export async function sendPush(
   try {
     const res = await request(target.url, {
       method: 'POST',
-      headers: { ...req.headers, ...(target.host ? { host: target.host } : {}) },
+      headers: { ...req.headers, ...target.headers, ...(target.host ? { host: target.host } : {}) },
       body: req.body,
       signal,
       headersTimeout: timeoutMs,

@@ -98,7 +98,7 @@ export class PushWorker {
 
   private async deliver(sub: SubRow, topic: TopicRow, d: Delivery, timeoutMs: number): Promise<void> {
     const req = buildPushRequest(sub, topic, d.message, d.attempt);
-    const target = dispatchTarget(sub.push_url!, sub.project_id, this.b.ctx.hooks);
+    const target = dispatchTarget(sub.push_url!, { id: sub.project_id, short: topic.short }, this.b.ctx.hooks, this.b.ctx.config.port);
     const outcome = await sendPush(target, req, timeoutMs, this.abort.signal);
     if (this.stopped) return; // the lease expires and the message is delivered again
     if (outcome.ok) {
