@@ -20,6 +20,7 @@ function receiver() {
   const counts = new Map<string, number>();
   const inflight = new Map<string, number>();
   const maxInflight = new Map<string, number>();
+  const endlessClosed: number[] = [];
   const server: Server = createServer(async (req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -53,6 +54,13 @@ function receiver() {
       counts.set(`${path} ${body}`, tries);
       return tries === 1 ? res.writeHead(503).end('not yet') : res.writeHead(204).end();
     }
+    if (path.startsWith('/endless-error')) {
+      // 128 KiB of body and never an end: only a reader that stops at 64 KiB sees the status in time.
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      res.write('x'.repeat(128 * 1024));
+      res.on('close', () => endlessClosed.push(Date.now()));
+      return;
+    }
     if (path.startsWith('/redirect')) return res.writeHead(302, { location: '/ok-after-redirect' }).end();
     if (path.startsWith('/function-error')) return res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"handler raised ValueError"}');
     if (path.startsWith('/huge-error')) {
@@ -65,6 +73,7 @@ function receiver() {
   return {
     seen,
     maxInflight,
+    endlessClosed,
     at: (path: string) => seen.filter((s) => s.path === path),
     async listen() {
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -211,6 +220,24 @@ describe('push delivery (spec 3 §6)', () => {
     expect(m.attributes['cai-dead-letter-last-error'].length).toBeLessThan(300);
     expect(rx.at('/huge-error')).toHaveLength(3);
     expect(await until(() => backlog('doomed'), (n) => n === 0)).toBe(0);
+  });
+
+  it('at most 64 KiB of a response body is read: an endless error body still fails fast with its status', async () => {
+    await makeSub(d, c.admin.token, p, 'orders', 'endless', {
+      start_from: 'new',
+      deliver: { mode: 'push', push: { url: `${base}/endless-error` } },
+      dead_letter: { topic: 'dlq', after_attempts: 1 },
+    });
+    await publish(d, c.member.token, p, 'orders', [{ text: 'never ending' }]);
+    const parked = await until(() => pull(d, c.member.token, p, 'dlq', 'inspect', { timeout_ms: 200 }), (r) => r.body.messages.some((m: any) => text(m) === 'never ending'));
+    const m = parked.body.messages.find((x: any) => text(x) === 'never ending');
+    // The status, not the 300 ms deadline: the worker stopped reading and closed the connection.
+    expect(m.attributes['cai-dead-letter-last-error']).toMatch(/^status 500: x+$/);
+    const [hit] = rx.at('/endless-error');
+    expect(await until(() => rx.endlessClosed.length, (n) => n > 0)).toBe(1);
+    expect(rx.endlessClosed[0]! - hit!.at).toBeLessThan(300);
+    // Later tests publish to the same topic: this subscription must not take their messages.
+    expect((await d.api('DELETE', subPath(p, 'orders', 'endless'), { token: c.admin.token })).status).toBe(202);
   });
 
   it('a redirect is never followed and counts as a failure; without a dead-letter topic the message is dropped after max_deliver', async () => {
