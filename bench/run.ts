@@ -1,8 +1,9 @@
 /** `npm run bench`: runs every benchmark section and prints one table. */
 import { printTable, type Row } from './lib.js';
 import { coreBench } from './core.js';
+import { messagingBench } from './messaging.js';
 
-const sections: Array<[string, () => Promise<Row[]>]> = [['core', coreBench]];
+const sections: Array<[string, () => Promise<Row[]>]> = [['core', coreBench], ['messaging', messagingBench]];
 
 const only = process.argv[2];
 const rows: Row[] = [];

@@ -37,9 +37,11 @@ export function take(b: Broker, subId: number, consumer: string, max: number, le
     if (room <= 0) return [];
     const held = ordered === 'key' ? b.store.heldKeys(sub.id, now) : undefined;
     const chosen: PendingRow[] = [];
+    // Only key routing skips rows; otherwise the first `room` visible rows are exactly the answer.
+    const scanLimit = sub.type === 'key-shared' ? 256 : room;
     let after = 0;
     scan: for (;;) {
-      const rows = b.store.visible(sub.id, now, after, 256);
+      const rows = b.store.visible(sub.id, now, after, scanLimit);
       if (!rows.length) break;
       for (const r of rows) {
         after = r.seq;

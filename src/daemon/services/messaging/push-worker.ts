@@ -23,6 +23,8 @@ export class PushWorker {
   private stopped = false;
   private readonly abort = new AbortController();
   private readonly running = new Set<Promise<void>>();
+  /** Deliveries answered 2xx, acknowledged together in one transaction on the next pump. */
+  private acked: number[] = [];
 
   constructor(
     private readonly b: Broker,
@@ -40,6 +42,7 @@ export class PushWorker {
     if (this.timer) clearTimeout(this.timer);
     this.abort.abort();
     await Promise.allSettled([...this.running]);
+    this.flushAcks();
     this.b.peekSubRuntime(this.subId)?.consumers.delete(PUSH_CONSUMER);
   }
 
@@ -56,7 +59,21 @@ export class PushWorker {
     });
   }
 
+  /**
+   * One transaction for every delivery that succeeded since the last pump: a commit per message
+   * would bound push throughput by commit latency. A crash before the flush only means those
+   * messages are delivered again (at-least-once).
+   */
+  private flushAcks(): void {
+    if (!this.acked.length) return;
+    const seqs = this.acked;
+    this.acked = [];
+    const sub = this.b.store.subById(this.subId);
+    if (sub) acknowledge(this.b, sub, seqs);
+  }
+
   private pump(): void {
+    this.flushAcks();
     if (this.stopped) return;
     const sub = this.b.store.subById(this.subId);
     if (!sub || sub.deliver_mode !== 'push' || !sub.push_url) return;
@@ -102,7 +119,7 @@ export class PushWorker {
     const outcome = await sendPush(target, req, timeoutMs, this.abort.signal);
     if (this.stopped) return; // the lease expires and the message is delivered again
     if (outcome.ok) {
-      acknowledge(this.b, sub, [d.message.seq]);
+      this.acked.push(d.message.seq); // track() kicks the pump, which acknowledges
       return;
     }
     pushFailed(this.b, sub, topic, d, outcome.error ?? `status ${outcome.status}`);
