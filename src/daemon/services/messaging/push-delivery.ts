@@ -23,7 +23,12 @@ export async function sendPush(
   timeoutMs: number,
   stop: AbortSignal,
 ): Promise<PushOutcome> {
-  const signal = AbortSignal.any([stop, AbortSignal.timeout(timeoutMs)]);
+  // One timer per delivery: the deadline covers the whole exchange, headers and the body read.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), timeoutMs);
+  const onStop = () => deadline.abort();
+  stop.addEventListener('abort', onStop, { once: true });
+  const signal = deadline.signal;
   try {
     const res = await request(target.url, {
       method: 'POST',
@@ -44,7 +49,11 @@ export async function sendPush(
     if (stop.aborted) return { ok: false, error: 'delivery interrupted: broker stopping' };
     if (signal.aborted) return { ok: false, error: `no response within the ${timeoutMs} ms deadline` };
     const err = e as Error & { cause?: Error; code?: string };
+    if (err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT') return { ok: false, error: `no response within the ${timeoutMs} ms deadline` };
     return { ok: false, error: `request failed: ${err.code ?? ''} ${err.cause?.message ?? err.message}`.replace(/\s+/g, ' ').trim() };
+  } finally {
+    clearTimeout(timer);
+    stop.removeEventListener('abort', onStop);
   }
 }
 
