@@ -3,11 +3,13 @@ import { printTable, type Row } from './lib.js';
 import { cacheBench } from './cache.js';
 import { coreBench } from './core.js';
 import { agentsBench } from './agents.js';
+import { messagingBench } from './messaging.js';
 
 const sections: Array<[string, () => Promise<Row[]>]> = [
   ['core', coreBench],
   ['agents', agentsBench],
   ['cache', cacheBench],
+  ['messaging', messagingBench],
 ];
 
 const only = process.argv[2];

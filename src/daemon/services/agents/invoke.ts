@@ -29,7 +29,12 @@ export function invokeTarget(d: Deps, principal: Principal | undefined, name: st
   if (required && !principal) throw unauthorized(INVOKE_AUTH_MESSAGE);
   const project = invokeProject(d.ctx, principal, projectRef, required);
   if (required && principal) requireProjectAccess(projectAccess(d.ctx.db, d.ctx.clock, principal, project), 'member');
-  const agent = agentStore.byName(d.ctx.db, project.id, name);
+  return servingAgent(d, name, project.id);
+}
+
+/** The agent by name in a project, which must have a revision to serve (no access check). */
+export function servingAgent(d: Deps, name: string, projectId: string): AgentRow {
+  const agent = agentStore.byName(d.ctx.db, projectId, name);
   if (!agent) throw unknownAgent(name);
   if (!agent.latest_revision) throw new ApiError(503, `agent ${name} has no serving revision yet (state ${agent.state}${agent.message ? `: ${agent.message.slice(0, 200)}` : ''})`, { 'Retry-After': '2' });
   return agent;
