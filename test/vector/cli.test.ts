@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 
 describe('platform indexes (built CLI against a spawned daemon)', () => {
-  it('create, list, get, update, upsert (JSON and NDJSON), query, scroll, delete-points, delete', async () => {
+  it('create, list, get, update, upsert (JSON and NDJSON), query, scroll, delete-points, delete', { timeout: 120_000 }, async () => {
     const created = await cli.run(['indexes', 'create', 'docs', '--dimensions', '3', '--distance', 'Euclidean', '--quantization', 'int8', '--json']);
     expect(created.exitCode, created.stderr).toBe(0);
     expect(created.json).toMatchObject({ name: 'docs', dimensions: 3, distance: 'euclid', quantization: { kind: 'scalar' }, state: 'pending' });
