@@ -19,7 +19,7 @@ export default class IndexesDelete extends BaseCommand {
     if (!flags.yes) throw new UsageError(`deleting ${args.name} destroys every vector in it`, 'pass --yes to confirm');
     const client = await this.client();
     const c = vectorRoutes.delete;
-    await client.request(c.method, buildPath(c.path, { projectID: indexProject(flags.project, flags.context), name: args.name }));
+    await client.request(c.method, buildPath(c.path, { projectID: await indexProject(await this.client(), flags.project, flags.context), name: args.name }));
     this.print(`deleted index ${args.name}`);
     return { deleted: args.name };
   }
