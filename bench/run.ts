@@ -1,8 +1,9 @@
 /** `npm run bench`: runs every benchmark section and prints one table. */
 import { printTable, type Row } from './lib.js';
 import { coreBench } from './core.js';
+import { vectorBench } from './vector.js';
 
-const sections: Array<[string, () => Promise<Row[]>]> = [['core', coreBench]];
+const sections: Array<[string, () => Promise<Row[]>]> = [['core', coreBench], ['vector', vectorBench]];
 
 const only = process.argv[2];
 const rows: Row[] = [];
