@@ -10,7 +10,11 @@
  * few shared directions plus small isotropic noise), like text embeddings, so neighbours mean
  * something; queries are held-out points of the same distribution.
  *
- * Run: npx tsx --expose-gc bench/vector.ts [--n 20000] [--dims 768] [--queries 200] [--compare 5000] [--kinds none,scalar]
+ * A last section goes through the real path (an in-process daemon, HTTP and JSON): upsert batches
+ * of 1000 and queries, to show what the API adds on top of the engine.
+ *
+ * Run: npx tsx --expose-gc bench/vector.ts [--n 20000] [--dims 768] [--queries 200] [--compare 5000]
+ *      [--kinds none,scalar] [--http 5000]
  * (or `npm run bench vector`, which uses the same defaults; BENCH_VECTOR_N also sets --n).
  */
 import Database from 'better-sqlite3';
@@ -21,6 +25,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import type { Distance, QuantizationKind } from '../src/api/vector.js';
 import { configFromEnv } from '../src/daemon/config.js';
+import { startDaemon } from '../src/daemon/server.js';
 import { CodeAnn, HnswlibAnn, type Ann } from '../src/daemon/services/vector/ann.js';
 import { IndexEngine } from '../src/daemon/services/vector/engine.js';
 import { vectorMigrations } from '../src/daemon/services/vector/migrations.js';
@@ -197,6 +202,57 @@ function compareGraphs(base: Float32Array, queries: Float32Array, dims: number, 
 
 const f = (x: number, d = 2) => x.toFixed(d);
 
+/** Upserts and queries through a real daemon over HTTP (quantization none). */
+async function measureHttp(base: Float32Array, queries: Float32Array, dims: number, n: number) {
+  const home = mkdtempSync(join(tmpdir(), 'platform-bench-vector-http-'));
+  const admin = { email: 'bench@example.test', password: 'Bench-Password-123' };
+  const cfg = configFromEnv({}, { home, port: 0, admin, rateLimit: { burst: 0, refillPerSecond: 0 } });
+  const daemon = await startDaemon({ ...cfg, vector: { ...cfg.vector, readyDelayMs: 0 } });
+  try {
+    const api = async (method: string, path: string, token?: string, body?: unknown) => {
+      const res = await fetch(daemon.url + path, {
+        method,
+        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      const text = await res.text();
+      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
+      return text ? JSON.parse(text) : undefined;
+    };
+    const { token } = await api('POST', '/v1/auth/login', undefined, admin);
+    const project = (await api('GET', '/v1/projects', token)).projects.find((p: { slug: string }) => p.slug === 'default');
+    const idx = `/v1/projects/${project.id}/indexes`;
+    await api('POST', idx, token, { name: 'bench', dimensions: dims, distance: DISTANCE });
+    while (!(await api('GET', `${idx}/bench`, token)).index.ready) await new Promise((r) => setTimeout(r, 5));
+    const t0 = performance.now();
+    for (let b = 0; b < n; b += 1000) {
+      const points = [];
+      for (let i = b; i < Math.min(n, b + 1000); i++) points.push({ id: i, vector: Array.from(row(base, dims, i)), payload: { group: i % 10 } });
+      await api('POST', `${idx}/bench:upsert`, token, { points });
+    }
+    const upsertPerSec = n / ((performance.now() - t0) / 1000);
+    const lat: number[] = [];
+    const nq = queries.length / dims;
+    for (let qi = 0; qi < nq; qi++) {
+      const vector = Array.from(row(queries, dims, qi));
+      const t = performance.now();
+      await api('POST', `${idx}/bench:query`, token, { vector, top_k: K });
+      lat.push(performance.now() - t);
+    }
+    // The HTTP floor in the same run: an unauthenticated GET with no work behind it.
+    const floor: number[] = [];
+    for (let i = 0; i < nq; i++) {
+      const t = performance.now();
+      await api('GET', '/healthz');
+      floor.push(performance.now() - t);
+    }
+    return { upsertPerSec, p50: percentile(lat, 50), p99: percentile(lat, 99), floorP50: percentile(floor, 50) };
+  } finally {
+    await daemon.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
 export async function vectorBench(): Promise<Row[]> {
   const n = arg('n', Number(process.env.BENCH_VECTOR_N ?? 20_000));
   const dims = arg('dims', 768);
@@ -260,17 +316,34 @@ export async function vectorBench(): Promise<Row[]> {
       },
     );
   }
-  if (nCompare <= 0) return rows;
-  process.stderr.write(`vector: comparing graph libraries on ${nCompare} vectors\n`);
-  const cmpTruth = truth.map((_, qi) => bruteForce(base.subarray(0, nCompare * dims), dims, row(queries, dims, qi)));
-  for (const c of compareGraphs(base, queries, dims, nCompare, cmpTruth)) {
-    rows.push({
-      bench: `ann library ${nCompare / 1000}k x ${dims}d`,
-      metric: c.label,
-      value: `build ${f(c.buildS, 1)} s, p50 ${f(c.p50)} ms`,
-      baseline: '',
-      ratio: `recall ${f(c.recall, 3)}`,
-    });
+  if (nCompare > 0) {
+    process.stderr.write(`vector: comparing graph libraries on ${nCompare} vectors\n`);
+    const cmpTruth = truth.map((_, qi) => bruteForce(base.subarray(0, nCompare * dims), dims, row(queries, dims, qi)));
+    for (const c of compareGraphs(base, queries, dims, nCompare, cmpTruth)) {
+      rows.push({
+        bench: `ann library ${nCompare / 1000}k x ${dims}d`,
+        metric: c.label,
+        value: `build ${f(c.buildS, 1)} s, p50 ${f(c.p50)} ms`,
+        baseline: '',
+        ratio: `recall ${f(c.recall, 3)}`,
+      });
+    }
+  }
+  const nHttp = Math.min(n, arg('http', 5000));
+  if (nHttp > 0) {
+    process.stderr.write(`vector: HTTP path with ${nHttp} points\n`);
+    const h = await measureHttp(base, queries, dims, nHttp);
+    const tag = `HTTP API ${nHttp / 1000}k x ${dims}d q=none`;
+    rows.push(
+      { bench: tag, metric: 'upsert points/s (batches of 1000, JSON)', value: f(h.upsertPerSec, 0) },
+      {
+        bench: tag,
+        metric: 'query p50 / p99 (top_k 10)',
+        value: `${f(h.p50)} / ${f(h.p99)} ms`,
+        baseline: `GET /healthz p50 ${f(h.floorP50)} ms`,
+        ratio: `${f(h.p50 / h.floorP50, 1)}x`,
+      },
+    );
   }
   return rows;
 }
