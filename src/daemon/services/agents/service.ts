@@ -228,7 +228,7 @@ export function revisions(d: Deps, principal: Principal, name: string, query: Pa
  * instance, so the next request serves the new settings. Before the first build there is no
  * artifact: the build itself snapshots the settings then.
  */
-function rollSettings(d: Deps, agent: AgentRow, reason: 'secrets' | 'env'): boolean {
+export function rollSettings(d: Deps, agent: AgentRow, reason: 'secrets' | 'env'): boolean {
   const latest = agentStore.latestRevision(d.ctx.db, agent.id);
   if (!latest?.artifact) return false;
   d.rt.insertRevision(agentStore.byId(d.ctx.db, agent.id)!, reason, latest.build_id, latest.image, latest.artifact);
@@ -237,7 +237,7 @@ function rollSettings(d: Deps, agent: AgentRow, reason: 'secrets' | 'env'): bool
 
 export function secretsGet(d: Deps, principal: Principal, name: string, projectRef?: string) {
   const { agent } = ownedAgent(d.ctx, principal, name, projectRef);
-  return { agent: name, keys: Object.keys(agentStore.kv(d.ctx.db, 'agents_secrets', agent.id)) };
+  return { agent: name, keys: agentStore.kvKeys(d.ctx.db, 'agents_secrets', agent.id) };
 }
 
 export async function secretsPut(d: Deps, principal: Principal, name: string, projectRef: string | undefined, body: Record<string, string>, requestId: string) {
