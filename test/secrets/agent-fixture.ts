@@ -48,7 +48,7 @@ export interface Deployed {
 
 /** Deploys a function through POST /v1/agents and waits until it is ready. */
 export async function deployFunction(d: TestDaemon, token: string, project: string, name: string, runtime: 'python' | 'nodejs' = 'python'): Promise<Deployed> {
-  const files = runtime === 'python' ? { 'main.py': ENV_PY } : { 'index.cjs': ENV_JS };
+  const files: Record<string, string> = runtime === 'python' ? { 'main.py': ENV_PY } : { 'index.cjs': ENV_JS };
   const r = await deployForm(d, token, { name, framework: 'function', runtime }, archive(files), `?project=${project}`);
   expect(r.status, JSON.stringify(r.body)).toBe(202);
   await waitState(d, token, name, 'ready', project, 60_000);
