@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nodeVault from 'node-vault';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -122,5 +122,19 @@ describe('platform secrets', { timeout: 120_000 }, () => {
     expect(ok.exitCode, ok.stderr).toBe(0);
     expect(ok.stdout).toBe('deleted tls-key');
     expect((await cli.run(['secrets', 'get', 'tls-key'])).exitCode).toBe(1);
+  });
+
+  it('no value reaches the daemon log, the workload logs or the database files', async () => {
+    const walk = (dir: string): string[] =>
+      readdirSync(dir).flatMap((n) => {
+        const p = join(dir, n);
+        return statSync(p).isDirectory() ? walk(p) : [p];
+      });
+    const files = [...walk(join(cli.home, 'logs')), ...['platform.db', 'platform.db-wal'].map((f) => join(cli.home, f))].filter((f) => existsSync(f));
+    expect(files.some((f) => f.endsWith('daemon.log'))).toBe(true);
+    for (const f of files) {
+      const bytes = readFileSync(f);
+      for (const value of ['hunter2-from-stdin', 'rotated-value', 'BEGIN KEY']) expect(bytes.includes(Buffer.from(value)), `${value} in ${f}`).toBe(false);
+    }
   });
 });
