@@ -208,10 +208,15 @@ describe('DELETE binding: immediate revocation', () => {
     expect(r.text).not.toMatch(/sk-v\d|db-v\d/);
   });
 
-  it('bindings of a deleted agent stay listed and unbind without a revision', async () => {
+  it('bindings of a deleted agent stay listed, reach a new agent of that name at its first deploy, and unbind without a revision', async () => {
     await bind('worker', 'LATE', { secret_name: 'stripe-key' });
-    expect((await d.api('DELETE', `/v1/agents/worker?project=${c.project.slug}`, { token: c.member.token })).status).toBe(200);
+    const del = () => d.api('DELETE', `/v1/agents/worker?project=${c.project.slug}`, { token: c.member.token });
+    expect((await del()).status).toBe(200);
     expect((await d.api('GET', maps('worker'), { token: c.member.token })).body.bindings).toHaveLength(1);
+    const reborn = await deployFunction(d, c.member.token, c.project.slug, 'worker');
+    expect(reborn.id).not.toBe(worker.id);
+    expect(await reborn.env('LATE', 'STRIPE_KEY')).toEqual({ LATE: 'sk-v5', STRIPE_KEY: null });
+    expect((await del()).status).toBe(200);
     const r = await d.api('DELETE', maps('worker', '/LATE'), { token: c.member.token });
     expect(r.body).toMatchObject({ deleted: true, revoked: true, revision_rolled: false });
     expect(r.body.note).toMatch(/no longer exists/);

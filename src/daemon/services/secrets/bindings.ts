@@ -174,11 +174,13 @@ export async function apply(d: Deps, principal: Principal, ref: string, agent: s
 
 /** Bound values for a deploy (registered as hooks.boundSecretEnv); 503 while the store is not usable. */
 export function boundEnv(d: Deps, projectId: string, agent: string): Record<string, string> {
-  const rows = store.bindingsForAgent(d.ctx.db, projectId, agent);
-  if (!rows.length) return {};
-  const key = d.key.require();
-  const { results, values } = readBound(d, key, projectId, rows);
-  const failed = results.filter((r) => !r.applied);
-  if (failed.length) throw new ApiError(424, `bound secrets could not be read: ${failed.map((f) => `${f.env_name} (${f.error})`).join('; ')}`);
-  return values;
+  return guardStore(d, 'deploy', () => {
+    const rows = store.bindingsForAgent(d.ctx.db, projectId, agent);
+    if (!rows.length) return {};
+    const key = d.key.require();
+    const { results, values } = readBound(d, key, projectId, rows);
+    const failed = results.filter((r) => !r.applied);
+    if (failed.length) throw new ApiError(424, `bound secrets could not be read: ${failed.map((f) => `${f.env_name} (${f.error})`).join('; ')}`);
+    return values;
+  });
 }
