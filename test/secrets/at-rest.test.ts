@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
@@ -78,5 +79,34 @@ describe('encryption at rest', () => {
       renameSync(file + '.away', file);
     }
     expect((await fn.env('DIRECT_TOKEN')).DIRECT_TOKEN).toMatch(/^AGENT-DIRECT-/);
+  });
+});
+
+describe('across a daemon restart', () => {
+  it('sealed agent secrets and bindings survive: the restarted daemon serves the bound value from the same key file', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'platform-secrets-restart-'));
+    try {
+      const first = await startTestDaemon({}, { home });
+      try {
+        const token = await first.adminToken();
+        await first.api('POST', '/v1/projects/default/secrets', { token, body: { name: 'api-key', value: 'survives-restart' } });
+        await deployFunction(first, token, 'default', 'persist');
+        expect((await first.api('PUT', '/v1/projects/default/agents/persist/secret-maps/API_KEY', { token, body: { secret_name: 'api-key' } })).status).toBe(200);
+        expect((await first.api('POST', '/v1/projects/default/agents/persist/secret-maps:apply', { token })).status).toBe(200);
+      } finally {
+        await first.close();
+      }
+      const second = await startTestDaemon({}, { home });
+      try {
+        const t2 = await second.adminToken();
+        const r = await second.api('POST', '/v1/agents/persist/invoke?project=default', { token: t2, body: { message: 'env:API_KEY' } });
+        expect(r.status, r.text).toBe(200);
+        expect(r.body.env).toEqual({ API_KEY: 'survives-restart' });
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
