@@ -59,7 +59,7 @@ describe('encryption at rest', () => {
     const rows = d.db.prepare('SELECT key, value FROM agents_secrets WHERE agent_id = ? ORDER BY key').all(fn.id) as { key: string; value: string }[];
     d.db.prepare('UPDATE agents_secrets SET value = ? WHERE agent_id = ? AND key = ?').run(rows[0]!.value, fn.id, 'DIRECT_TOKEN');
     const r = await d.api('PATCH', `/v1/agents/keeper/secrets?project=${c.project.slug}`, { token: c.member.token, body: { set: { OTHER: 'x' } } });
-    expect(r.status).toBe(503);
+    expect(r.status).toBe(500);
     expect(r.body.error).toMatch(/integrity check/);
     d.db.prepare('UPDATE agents_secrets SET value = ? WHERE agent_id = ? AND key = ?').run(rows[1]!.value, fn.id, 'DIRECT_TOKEN');
   });
@@ -75,6 +75,13 @@ describe('encryption at rest', () => {
       const keys = await d.api('GET', `/v1/agents/keeper/secrets${q}`, { token: c.member.token });
       expect(keys.status).toBe(200);
       expect(keys.body.keys).toEqual(['BOUND_TOKEN', 'DIRECT_TOKEN']);
+      // An env change rolls a revision and recycles the instance; the cold start cannot open the
+      // agent's secrets, so the workload does not start (fail-closed) rather than start without them.
+      expect((await d.api('PATCH', `/v1/agents/keeper/env${q}`, { token: c.member.token, body: { set: { MODE: 'sealed' } } })).status).toBe(200);
+      const inv = await d.api('POST', `/v1/agents/keeper/invoke${q}`, { token: c.member.token, body: { message: 'env:DIRECT_TOKEN' } });
+      expect(inv.status).toBe(503);
+      expect(inv.text).toMatch(/sealed/);
+      expect(inv.text).not.toMatch(/AGENT-DIRECT/);
     } finally {
       renameSync(file + '.away', file);
     }

@@ -64,6 +64,7 @@ export function openText(db: Db, stored: string, aad: string): string {
     return open(masterKeyFor(db), Buffer.from(stored.slice(TEXT_PREFIX.length), 'base64'), aad).toString('utf8');
   } catch (e) {
     if (e instanceof ApiError) throw e;
-    throw unavailable('a stored value failed its integrity check: it was altered or sealed under another master key');
+    // Corruption, not unavailability: the key itself was verified against the store's key check.
+    throw new ApiError(500, 'a stored value failed its integrity check: it was altered or copied from another row');
   }
 }
