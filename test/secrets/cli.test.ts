@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import nodeVault from 'node-vault';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliSandbox } from '../helpers/cli.js';
@@ -98,6 +99,18 @@ describe('platform secrets', { timeout: 120_000 }, () => {
     expect(applied.exitCode, applied.stderr).toBe(0);
     expect(applied.stdout).toMatch(/DB_PASSWORD\s+db-password\s+1\s+yes/);
     expect(applied.stdout).not.toContain('hunter2');
+    expect(await envOf()).toBe('hunter2-from-stdin');
+
+    // One unreadable value (its ciphertext corrupted in the daemon's database): nothing written, rows shown.
+    const db = new Database(join(cli.home, 'platform.db'));
+    db.pragma('busy_timeout = 5000');
+    db.prepare(`UPDATE sec_versions SET ciphertext = zeroblob(40) WHERE name = 'db-password' AND version = 1`).run();
+    db.close();
+    const refused = await cli.run(['secrets', 'apply', 'worker']);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(/ENV\s+SECRET\s+VERSION\s+APPLIED\s+ERROR\nDB_PASSWORD\s+db-password\s+1\s+no\s+.*integrity/);
+    expect(refused.stderr).toMatch(/nothing was written/);
     expect(await envOf()).toBe('hunter2-from-stdin');
 
     const unbound = await cli.run(['secrets', 'unbind', 'worker', 'DB_PASSWORD']);
