@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { execa } from 'execa';
 import nodeVault from 'node-vault';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliSandbox } from '../helpers/cli.js';
@@ -35,6 +36,29 @@ describe('platform secrets', { timeout: 120_000 }, () => {
     const badName = await cli.run(['secrets', 'set', '_bad', '--json'], { input: 'x' });
     expect(badName.exitCode).toBe(1);
     expect(badName.json).toMatchObject({ status: 400 });
+  });
+
+  const hasScript = existsSync('/usr/bin/script');
+  if (!hasScript) console.warn('SKIPPED: the hidden-prompt test needs util-linux `script` to give the CLI a terminal');
+  it.skipIf(!hasScript)('set prompts for the value on a terminal without echoing it', async () => {
+    const bin = join(import.meta.dirname, '..', '..', 'bin', 'run.js');
+    const env = { PLATFORM_HOME: cli.home, PLATFORM_PORT: '0', PLATFORM_NO_KEYCHAIN: '1', NO_COLOR: '1' };
+    const p = execa('script', ['-qfec', `node ${bin} secrets set prompted`, '/dev/null'], { env, extendEnv: true, reject: false, timeout: 60_000 });
+    let out = '';
+    let sent = false;
+    p.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      // Type only once the prompt is up: input typed earlier would be echoed by the terminal itself.
+      if (!sent && out.includes('value (hidden): ')) {
+        sent = true;
+        p.stdin!.write('typed-at-the-prompt\r');
+      }
+    });
+    const r = await p;
+    expect(r.exitCode, r.stdout).toBe(0);
+    expect(r.stdout).toMatch(/created prompted: version 1/);
+    expect(r.stdout).not.toContain('typed-at-the-prompt');
+    expect((await cli.run(['secrets', 'reveal', 'prompted', '--reason', 'prompt test'])).stdout).toBe('typed-at-the-prompt');
   });
 
   it('list, get and versions show metadata only', async () => {
