@@ -1,39 +1,14 @@
 /** Core benchmarks: CLI start, daemon start to healthy, login and an authenticated GET. */
-import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { median, ms, percentile, ratio, samples, type Row } from './lib.js';
+import { BENCH_ADMIN as ADMIN, median, ms, percentile, ratio, samples, startDaemonProcess, type Row } from './lib.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
 const BIN = join(root, 'bin', 'run.js');
-const MAIN = join(root, 'dist', 'daemon', 'main.js');
-const ADMIN = { email: 'bench@example.test', password: 'Bench-Password-123' };
-
-async function startDaemonProcess(home: string): Promise<{ url: string; pid: number; ms: number }> {
-  const t = performance.now();
-  const child = spawn(process.execPath, [MAIN, '--port', '0'], {
-    env: { ...process.env, PLATFORM_HOME: home, PLATFORM_ADMIN_EMAIL: ADMIN.email, PLATFORM_ADMIN_PASSWORD: ADMIN.password, PLATFORM_SIGNIN_LIMIT_PER_IP: '100000', PLATFORM_SIGNIN_LIMIT_PER_ACCOUNT: '100000', PLATFORM_RATE_LIMIT_BURST: '0' },
-    stdio: 'ignore',
-    detached: true,
-  });
-  child.unref();
-  const locator = join(home, 'daemon.json');
-  for (;;) {
-    if (existsSync(locator)) {
-      try {
-        const info = JSON.parse(readFileSync(locator, 'utf8')) as { url: string; pid: number };
-        const r = await fetch(`${info.url}/healthz`);
-        if (r.ok) return { ...info, ms: performance.now() - t };
-      } catch {
-        // not yet
-      }
-    }
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
 
 export async function coreBench(): Promise<Row[]> {
   const rows: Row[] = [];

@@ -1,5 +1,50 @@
-/** Shared helpers for benchmarks: timing, percentiles and the table every bench prints. */
+/** Shared helpers for benchmarks: timing, percentiles, a spawned daemon and the table every bench prints. */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+
+const MAIN = join(import.meta.dirname, '..', 'dist', 'daemon', 'main.js');
+export const BENCH_ADMIN = { email: 'bench@example.test', password: 'Bench-Password-123' };
+
+/** Spawns the built daemon on a free port with limits lifted; resolves once /healthz answers. */
+export async function startDaemonProcess(home: string, env: Record<string, string> = {}): Promise<{ url: string; pid: number; ms: number }> {
+  const t = performance.now();
+  const child = spawn(process.execPath, [MAIN, '--port', '0'], {
+    env: {
+      ...process.env,
+      PLATFORM_HOME: home,
+      PLATFORM_ADMIN_EMAIL: BENCH_ADMIN.email,
+      PLATFORM_ADMIN_PASSWORD: BENCH_ADMIN.password,
+      PLATFORM_SIGNIN_LIMIT_PER_IP: '100000',
+      PLATFORM_SIGNIN_LIMIT_PER_ACCOUNT: '100000',
+      PLATFORM_RATE_LIMIT_BURST: '0',
+      ...env,
+    },
+    stdio: 'ignore',
+    detached: true,
+  });
+  child.unref();
+  const locator = join(home, 'daemon.json');
+  for (;;) {
+    if (existsSync(locator)) {
+      try {
+        const info = JSON.parse(readFileSync(locator, 'utf8')) as { url: string; pid: number };
+        const r = await fetch(`${info.url}/healthz`);
+        if (r.ok) return { ...info, ms: performance.now() - t };
+      } catch {
+        // not yet
+      }
+    }
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+/** Signs the bench admin in and returns a session token. */
+export async function benchLogin(url: string): Promise<string> {
+  const r = await fetch(`${url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BENCH_ADMIN) });
+  return ((await r.json()) as { token: string }).token;
+}
 
 export interface Row {
   bench: string;

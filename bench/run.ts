@@ -1,8 +1,12 @@
 /** `npm run bench`: runs every benchmark section and prints one table. */
 import { printTable, type Row } from './lib.js';
 import { coreBench } from './core.js';
+import { agentsBench } from './agents.js';
 
-const sections: Array<[string, () => Promise<Row[]>]> = [['core', coreBench]];
+const sections: Array<[string, () => Promise<Row[]>]> = [
+  ['core', coreBench],
+  ['agents', agentsBench],
+];
 
 const only = process.argv[2];
 const rows: Row[] = [];

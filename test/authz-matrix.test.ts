@@ -54,6 +54,22 @@ describe('authorization matrix over every route', () => {
     }
   });
 
+  it('routes that take the project as ?project= give an outsider the same 404 as a missing project', async () => {
+    const byQuery = routes.filter((r) => r.auth !== 'none' && !r.path.includes('{projectID}') && 'project' in (((r.query as any)?.shape as object) ?? {}));
+    expect(byQuery.length).toBeGreaterThan(5);
+    const other = await cast(d);
+    for (const r of byQuery) {
+      const label = `${r.method} ${r.path}`;
+      const at = (project: string) => `${pathFor(r, project)}?project=${project}`;
+      const outsider = await d.api(r.method, at(c.project.id), { token: c.outsider.token, body: r.body ? {} : undefined });
+      const missing = await d.api(r.method, at(MISSING_PROJECT), { token: c.admin.token, body: r.body ? {} : undefined });
+      expect(outsider.status, label).toBe(404);
+      expect(missing.status, label).toBe(404);
+      expect(outsider.body.error, label).toBe(missing.body.error);
+      expect((await d.api(r.method, at(c.project.id), { token: other.sa.token, body: r.body ? {} : undefined })).status, label).toBe(404);
+    }
+  });
+
   it('platform-admin routes refuse other people with 403 and machine credentials with 403', async () => {
     for (const r of routes.filter((x) => x.auth === 'platform-admin')) {
       const label = `${r.method} ${r.path}`;

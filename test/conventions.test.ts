@@ -54,4 +54,15 @@ describe('shared conventions (spec 1 §4.1, §7)', () => {
     const big = { email: 'a@b.c', password: 'x'.repeat(9 * 1024) };
     expectEnvelope(await d.api('POST', '/v1/auth/login', { body: big }), 413, /exceeds 8192 bytes/);
   });
+
+  it('a {projectID} that is not a UUID: 400 on vector and cache, 404 on messaging (spec 3 §7); slugs elsewhere', async () => {
+    const token = await d.adminToken();
+    expectEnvelope(await d.api('GET', '/v1/projects/default/indexes', { token }), 400, /^malformed project id: project id must be a UUID$/);
+    expectEnvelope(await d.api('GET', '/v1/projects/default/memorystores', { token }), 400, /^malformed project id/);
+    expectEnvelope(await d.api('GET', '/v1/projects/default/topics', { token }), 404, /project not found/);
+    const project = await d.api('GET', '/v1/projects/default', { token });
+    expect(project.status).toBe(200);
+    expect((await d.api('GET', `/v1/projects/${project.body.id}/indexes`, { token })).status).toBe(200);
+    expect((await d.api('GET', `/v1/projects/${project.body.id}/topics`, { token })).status).toBe(200);
+  });
 });

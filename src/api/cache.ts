@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { KiB, route } from './contract.js';
+import { KiB, route, withProjectIdRule } from './contract.js';
 import { PageQuery, Timestamp } from './common.js';
 
 /** Size classes of spec 3 §4.2: container limit and the usable 75 percent (maxmemory). */
@@ -123,7 +123,7 @@ const ProjectParams = z.object({ projectID: z.string() });
 const InstanceParams = z.object({ projectID: z.string(), name: z.string() });
 const BASE = '/v1/projects/{projectID}/memorystores';
 
-export const cacheRoutes = {
+export const cacheRoutes = withProjectIdRule('uuid-400', {
   list: route({
     id: 'cache.list',
     method: 'GET',
@@ -208,4 +208,4 @@ export const cacheRoutes = {
     status: 200,
     response: z.object({ status: z.literal('ok') }),
   }),
-};
+});

@@ -34,6 +34,11 @@ export interface RouteContract<
   body?: B;
   /** Byte cap for the JSON body; defaults to 8 KiB (spec 1 §8.1). */
   bodyLimit?: number;
+  /**
+   * Where the spec fixes the answer to a `{projectID}` that is not a UUID (spec 3 §7: 400 for
+   * vector and cache, 404 for messaging). Without it the segment is any project reference.
+   */
+  projectIdRule?: ProjectIdRule;
   /** Success status and body schema. */
   status: number;
   response: R;
@@ -52,3 +57,11 @@ export type ResponseOf<C> = C extends RouteContract<any, any, any, infer R> ? z.
 export const KiB = 1024;
 export const MiB = 1024 * 1024;
 export const DEFAULT_BODY_LIMIT = 8 * KiB;
+
+export type ProjectIdRule = 'uuid-400' | 'uuid-404';
+
+/** Applies one `{projectID}` rule to every route of an area's contract table. */
+export function withProjectIdRule<T extends Record<string, RouteContract>>(rule: ProjectIdRule, routes: T): T {
+  for (const r of Object.values(routes)) r.projectIdRule = rule;
+  return routes;
+}

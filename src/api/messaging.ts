@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MiB, route } from './contract.js';
+import { MiB, route, withProjectIdRule } from './contract.js';
 import { PageQuery, Timestamp } from './common.js';
 import { ProjectParams } from './projects.js';
 import { parseBytes, parseDuration } from './quantity.js';
@@ -208,7 +208,7 @@ const Dependency = z.object({ status: z.enum(['ok', 'down', 'not configured']), 
 const base = '/v1/projects/{projectID}/topics';
 const subBase = `${base}/{topic}/subscriptions`;
 
-export const messagingRoutes = {
+export const messagingRoutes = withProjectIdRule('uuid-404', {
   health: route({
     id: 'pubsub.health',
     method: 'GET',
@@ -432,4 +432,4 @@ export const messagingRoutes = {
       note: z.string(),
     }),
   }),
-};
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { KiB, MiB, route } from './contract.js';
+import { KiB, MiB, route, withProjectIdRule } from './contract.js';
 import { PageQuery, Timestamp } from './common.js';
 
 /** Limits of spec 3 §8 for the vector API. */
@@ -167,7 +167,7 @@ const dataRoute = <const V extends string, B extends z.ZodType, R extends z.ZodT
     response,
   });
 
-export const vectorRoutes = {
+export const vectorRoutes = withProjectIdRule('uuid-400', {
   list: route({
     id: 'indexes.list',
     method: 'GET',
@@ -263,6 +263,6 @@ export const vectorRoutes = {
     status: 200,
     response: VectorCredentials,
   }),
-};
+});
 
 export const DATA_VERBS = ['upsert', 'query', 'scroll', 'delete-points'] as const;

@@ -1,6 +1,9 @@
 import type { z } from 'zod';
 import type { RouteContract } from '../api/contract.js';
+import { projectRoutes } from '../api/projects.js';
 import { ApiCallError, AbortError } from './errors.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface CallInput {
   params?: Record<string, string>;
@@ -27,13 +30,32 @@ function nextStep(status: number, message: string): string | undefined {
 
 /** Typed client over the shared contract: the same zod route objects the daemon serves. */
 export class ApiClient {
+  private readonly projectIds = new Map<string, string>();
+
   constructor(
     readonly baseUrl: string,
     private readonly token?: string,
   ) {}
 
+  /**
+   * The request path of a contract. Routes whose `{projectID}` must be a UUID (the contract's
+   * projectIdRule) get a slug or short name resolved to the project's id first, once per client.
+   */
+  async pathFor(contract: RouteContract, params: Record<string, string> = {}): Promise<string> {
+    const ref = params.projectID;
+    if (contract.projectIdRule && ref !== undefined && !UUID.test(ref)) {
+      let id = this.projectIds.get(ref);
+      if (!id) {
+        id = (await this.call(projectRoutes.get, { params: { projectID: ref } })).id;
+        this.projectIds.set(ref, id);
+      }
+      params = { ...params, projectID: id };
+    }
+    return buildPath(contract.path, params);
+  }
+
   async call<C extends RouteContract>(contract: C, input: CallInput = {}): Promise<z.output<C['response']>> {
-    const res = await this.request(contract.method, buildPath(contract.path, input.params), input);
+    const res = await this.request(contract.method, await this.pathFor(contract, input.params), input);
     return (await res.json()) as z.output<C['response']>;
   }
 

@@ -2,7 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import { DEFAULT_BODY_LIMIT, type HttpMethod, type RouteContract } from '../../api/contract.js';
 import type { Principal } from '../services/auth/principal.js';
-import { ApiError, MANAGEMENT_AUTH_REQUIRED, forbidden, unauthorized } from './errors.js';
+import { ApiError, MANAGEMENT_AUTH_REQUIRED, badRequest, forbidden, notFound, unauthorized } from './errors.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 import { readJsonBody } from './body.js';
 import { parseInput } from './validate.js';
 
@@ -129,7 +131,13 @@ export class Router {
     gate(c, ctx.principal);
     // The project gate runs before the person and platform-admin gates: a machine credential or a
     // plain user with no grant on the project gets 404 there too, never 403 (spec 1 §5).
-    if (c.auth !== 'none' && rawParams.projectID !== undefined && this.projectGate) this.projectGate(ctx.principal!, rawParams.projectID);
+    if (c.projectIdRule && rawParams.projectID !== undefined && !UUID.test(rawParams.projectID)) {
+      throw c.projectIdRule === 'uuid-400' ? badRequest('malformed project id: project id must be a UUID') : notFound('project not found');
+    }
+    if (c.auth !== 'none' && this.projectGate) {
+      const ref = rawParams.projectID ?? (takesProjectQuery(c) ? (url.searchParams.get('project') ?? undefined) : undefined);
+      if (ref !== undefined) this.projectGate(ctx.principal!, ref);
+    }
     roleGate(c, ctx.principal!);
     if (route.raw) return route.raw(ctx, rawParams);
     const params = c.params ? parseInput(c.params, rawParams, 'path') : rawParams;
@@ -141,6 +149,12 @@ export class Router {
     const reply = result instanceof Reply ? result : new Reply(c.status, result);
     sendJson(ctx.res, reply.status, reply.body, reply.headers);
   }
+}
+
+/** Routes that name their project as `?project=` (agents) are gated like `{projectID}` ones. */
+function takesProjectQuery(c: RouteContract): boolean {
+  const shape = (c.query as { shape?: Record<string, unknown> } | undefined)?.shape;
+  return shape !== undefined && 'project' in shape;
 }
 
 /** Route-level authentication: spec 1 §5 (401 message, first-login gate). */
