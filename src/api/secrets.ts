@@ -93,6 +93,7 @@ export const ApplyRow = z.object({
   applied: z.boolean(),
   error: z.string().optional(),
 });
+export type ApplyRow = z.infer<typeof ApplyRow>;
 
 export const secretRoutes = {
   list: route({

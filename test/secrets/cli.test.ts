@@ -1,8 +1,11 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { execa } from 'execa';
 import nodeVault from 'node-vault';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliSandbox } from '../helpers/cli.js';
+import { ENV_PY } from './agent-fixture.js';
 
 /** `platform secrets ...` with the built binary against the daemon it spawns (project `default`). */
 const cli = cliSandbox();
@@ -12,7 +15,8 @@ beforeAll(async () => {
   expect(r.exitCode, r.stderr).toBe(0);
 });
 
-describe('platform secrets', () => {
+// Every step runs the built CLI as its own process; on a loaded machine each costs seconds.
+describe('platform secrets', { timeout: 120_000 }, () => {
   it('set reads the value from stdin or a file, never from an argument', async () => {
     const first = await cli.run(['secrets', 'set', 'db-password', '--json'], { input: 'hunter2-from-stdin\n' });
     expect(first.exitCode, first.stderr).toBe(0);
@@ -28,8 +32,33 @@ describe('platform secrets', () => {
     const empty = await cli.run(['secrets', 'set', 'empty'], { input: '' });
     expect(empty.exitCode).toBe(2);
     expect(empty.stderr).toMatch(/value is empty/);
-    const badName = await cli.run(['secrets', 'set', '-bad', '--json'], { input: 'x' });
+    // A name the API refuses (must start with a letter or digit): exit 1 with the API's message.
+    const badName = await cli.run(['secrets', 'set', '_bad', '--json'], { input: 'x' });
     expect(badName.exitCode).toBe(1);
+    expect(badName.json).toMatchObject({ status: 400 });
+  });
+
+  const hasScript = existsSync('/usr/bin/script');
+  if (!hasScript) console.warn('SKIPPED: the hidden-prompt test needs util-linux `script` to give the CLI a terminal');
+  it.skipIf(!hasScript)('set prompts for the value on a terminal without echoing it', async () => {
+    const bin = join(import.meta.dirname, '..', '..', 'bin', 'run.js');
+    const env = { PLATFORM_HOME: cli.home, PLATFORM_PORT: '0', PLATFORM_NO_KEYCHAIN: '1', NO_COLOR: '1' };
+    const p = execa('script', ['-qfec', `node ${bin} secrets set prompted`, '/dev/null'], { env, extendEnv: true, reject: false, timeout: 60_000 });
+    let out = '';
+    let sent = false;
+    p.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      // Type only once the prompt is up: input typed earlier would be echoed by the terminal itself.
+      if (!sent && out.includes('value (hidden): ')) {
+        sent = true;
+        p.stdin!.write('typed-at-the-prompt\r');
+      }
+    });
+    const r = await p;
+    expect(r.exitCode, r.stdout).toBe(0);
+    expect(r.stdout).toMatch(/created prompted: version 1/);
+    expect(r.stdout).not.toContain('typed-at-the-prompt');
+    expect((await cli.run(['secrets', 'reveal', 'prompted', '--reason', 'prompt test'])).stdout).toBe('typed-at-the-prompt');
   });
 
   it('list, get and versions show metadata only', async () => {
@@ -72,17 +101,54 @@ describe('platform secrets', () => {
     expect(all.stdout).toMatch(/path\s+secret\/data\/[a-z0-9]{6}\/\n?/);
   });
 
-  it('bindings, bind, unbind and apply reach the API (no agents in this daemon yet: 404 unknown agent)', async () => {
+  it('bind, bindings, apply and unbind drive a function deployed with the CLI', async () => {
+    const dir = join(cli.home, 'worker');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'main.py'), ENV_PY);
+    writeFileSync(join(dir, 'platform.json'), JSON.stringify({ framework: 'function', runtime: 'python' }));
+    const deployed = await cli.run(['deploy', dir, '--name', 'worker']);
+    expect(deployed.exitCode, deployed.stderr).toBe(0);
+    const envOf = async () => (await cli.run(['invoke', 'worker', '-m', 'env:DB_PASSWORD', '--json'])).json.env.DB_PASSWORD;
+
+    expect((await cli.run(['secrets', 'bindings'])).stdout).toBe('no bindings');
+    const bound = await cli.run(['secrets', 'bind', 'worker', 'DB_PASSWORD', 'db-password', '--version', '1']);
+    expect(bound.exitCode, bound.stderr).toBe(0);
+    expect(bound.stdout).toBe('bound worker/DB_PASSWORD -> db-password@1');
     const list = await cli.run(['secrets', 'bindings']);
-    expect(list.exitCode, list.stderr).toBe(0);
-    expect(list.stdout).toBe('no bindings');
-    for (const args of [['bind', 'ghost', 'DB_PASSWORD', 'db-password', '--version', '1'], ['apply', 'ghost'], ['bindings', 'ghost']]) {
+    expect(list.stdout).toMatch(/^AGENT\s+ENV\s+SECRET\s+PINNED TO\s+UPDATED\nworker\s+DB_PASSWORD\s+db-password\s+1\s/);
+    expect((await cli.run(['secrets', 'bindings', 'worker', '--json'])).json).toMatchObject({ agent: 'worker', bindings: [{ env_name: 'DB_PASSWORD', pinned_to: '1' }] });
+    expect(await envOf()).toBeNull();
+
+    const applied = await cli.run(['secrets', 'apply', 'worker']);
+    expect(applied.exitCode, applied.stderr).toBe(0);
+    expect(applied.stdout).toMatch(/DB_PASSWORD\s+db-password\s+1\s+yes/);
+    expect(applied.stdout).not.toContain('hunter2');
+    expect(await envOf()).toBe('hunter2-from-stdin');
+
+    // One unreadable value (its ciphertext corrupted in the daemon's database): nothing written, rows shown.
+    const db = new Database(join(cli.home, 'platform.db'));
+    db.pragma('busy_timeout = 5000');
+    db.prepare(`UPDATE sec_versions SET ciphertext = zeroblob(40) WHERE name = 'db-password' AND version = 1`).run();
+    db.close();
+    const refused = await cli.run(['secrets', 'apply', 'worker']);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(/ENV\s+SECRET\s+VERSION\s+APPLIED\s+ERROR\nDB_PASSWORD\s+db-password\s+1\s+no\s+.*integrity/);
+    expect(refused.stderr).toMatch(/nothing was written/);
+    expect(await envOf()).toBe('hunter2-from-stdin');
+
+    const unbound = await cli.run(['secrets', 'unbind', 'worker', 'DB_PASSWORD']);
+    expect(unbound.exitCode, unbound.stderr).toBe(0);
+    expect(unbound.stdout).toBe('unbound worker/DB_PASSWORD; new revision rolled');
+    expect(await envOf()).toBeNull();
+
+    for (const args of [['bind', 'ghost', 'DB_PASSWORD', 'db-password'], ['apply', 'ghost'], ['bindings', 'ghost']]) {
       const r = await cli.run(['secrets', ...args]);
       expect(r.exitCode, args.join(' ')).toBe(1);
       expect(r.stderr).toMatch(/agent ghost not found/);
     }
-    const unbind = await cli.run(['secrets', 'unbind', 'ghost', 'DB_PASSWORD', '--json']);
-    expect(unbind.json).toMatchObject({ status: 404, error: 'no binding of DB_PASSWORD on agent ghost' });
+    const again = await cli.run(['secrets', 'unbind', 'worker', 'DB_PASSWORD', '--json']);
+    expect(again.json).toMatchObject({ status: 404, error: 'no binding of DB_PASSWORD on agent worker' });
   });
 
   it('delete asks for --yes without a terminal, then destroys the secret', async () => {
@@ -93,5 +159,19 @@ describe('platform secrets', () => {
     expect(ok.exitCode, ok.stderr).toBe(0);
     expect(ok.stdout).toBe('deleted tls-key');
     expect((await cli.run(['secrets', 'get', 'tls-key'])).exitCode).toBe(1);
+  });
+
+  it('no value reaches the daemon log, the workload logs or the database files', async () => {
+    const walk = (dir: string): string[] =>
+      readdirSync(dir).flatMap((n) => {
+        const p = join(dir, n);
+        return statSync(p).isDirectory() ? walk(p) : [p];
+      });
+    const files = [...walk(join(cli.home, 'logs')), ...['platform.db', 'platform.db-wal'].map((f) => join(cli.home, f))].filter((f) => existsSync(f));
+    expect(files.some((f) => f.endsWith('daemon.log'))).toBe(true);
+    for (const f of files) {
+      const bytes = readFileSync(f);
+      for (const value of ['hunter2-from-stdin', 'rotated-value', 'BEGIN KEY']) expect(bytes.includes(Buffer.from(value)), `${value} in ${f}`).toBe(false);
+    }
   });
 });

@@ -56,6 +56,17 @@ describe('secret writes (spec 2 §4.1)', () => {
   });
 });
 
+describe('errors never echo a value', () => {
+  it('malformed JSON, a bad name beside a value and a wrongly typed value answer 400 without the value', async () => {
+    const marker = 'ECHO-MARKER-7f3a';
+    for (const raw of [`{"name":"a","value":"${marker}"`, `{"name":"a","value":"${marker}",}`, `{"name":"a b","value":"${marker}"}`, `{"name":"a","value":["${marker}"]}`, `{"name":"a","value":"${marker}","extra":1}`]) {
+      const r = await d.api('POST', base(), { token: c.member.token, raw, headers: { 'content-type': 'application/json' } });
+      expect(r.status, raw).toBe(400);
+      expect(r.text, raw).not.toContain(marker);
+    }
+  });
+});
+
 describe('metadata reads', () => {
   it('lists names and versions only, with path_prefix, and pages', async () => {
     for (const n of ['page-a', 'page-b', 'page-c']) await write(n, `value-of-${n}`);

@@ -87,12 +87,18 @@ export function runtimeCommand(runtime: Runtime, workloadDir: string, opts: Runt
         prepare: copier([
           ['python/shim.py', join(PLATFORM_DIR, 'shim.py')],
           ['python/platform_http.py', join(PLATFORM_DIR, 'platform_http.py')],
+          // The shim's directory is on sys.path: handlers `from platform_secrets import get_secret`.
+          ['helpers/platform_secrets.py', join(PLATFORM_DIR, 'platform_secrets.py')],
         ]),
         start: { cmd: opts.python ?? 'python3', args: ['-u', inPlatformDir(workloadDir, 'shim.py')], env: { PYTHONUNBUFFERED: '1' }, cwd },
       };
     case 'nodejs':
       return {
-        prepare: copier([['nodejs/shim.mjs', join(PLATFORM_DIR, 'shim.mjs')]]),
+        // Handlers `require('./.platform/platform_secrets.cjs')` for getSecret.
+        prepare: copier([
+          ['nodejs/shim.mjs', join(PLATFORM_DIR, 'shim.mjs')],
+          ['helpers/platform_secrets.cjs', join(PLATFORM_DIR, 'platform_secrets.cjs')],
+        ]),
         start: { cmd: 'node', args: [inPlatformDir(workloadDir, 'shim.mjs')], cwd },
       };
     case 'go': {
@@ -138,6 +144,7 @@ export function agentHarnessCommand(framework: AgentFramework, workloadDir: stri
     prepare: copier([
       ['agent/harness.py', join(PLATFORM_DIR, 'harness.py')],
       ['python/platform_http.py', join(PLATFORM_DIR, 'platform_http.py')],
+      ['helpers/platform_secrets.py', join(PLATFORM_DIR, 'platform_secrets.py')],
     ]),
     build: { cmd: python, args: [harness, '--check', workloadDir, framework], cwd: workloadDir },
     start: { cmd: python, args: ['-u', harness, '--serve', workloadDir, framework], env: { PYTHONUNBUFFERED: '1' }, cwd: workloadDir },

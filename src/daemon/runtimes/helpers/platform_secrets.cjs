@@ -2,7 +2,9 @@
 /**
  * Read project secrets from inside a workload (spec 2 section 4.1, runtime read).
  *
- *   const { getSecret } = require('./platform_secrets.cjs');   // or: import { getSecret } from './platform_secrets.cjs'
+ * Every nodejs function gets this file as .platform/platform_secrets.cjs beside its index:
+ *
+ *   const { getSecret } = require('./.platform/platform_secrets.cjs');   // or: import { getSecret } from './.platform/platform_secrets.cjs'
  *   const password = await getSecret('db-password');
  *
  * Mints a project-scoped read token with the workload key (SVC_API_URL, SVC_PROJECT_ID,

@@ -1,5 +1,7 @@
 """Read project secrets from inside a workload (spec 2 section 4.1, runtime read).
 
+Every python function and agent gets this module beside the shim (on sys.path):
+
     from platform_secrets import get_secret
     password = get_secret("db-password")
 

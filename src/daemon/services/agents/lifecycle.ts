@@ -18,6 +18,7 @@ import { Supervisor, type LaunchPlan } from '../../runtime/supervisor.js';
 import { agentStore, type AgentRow, type BuildRow, type RevisionRow } from './store.js';
 import { buildMessage, clampTimeout } from './view.js';
 import { refusedEnvGroup } from './env-rules.js';
+import { takeBoundSecrets } from './secret-bindings.js';
 import type { AgentConfig } from '../../../api/agents.js';
 
 const quota = (db: Db, projectId: string, resource: string): number =>
@@ -178,6 +179,12 @@ export class AgentRuntime {
     const committed = tx(db, () => {
       const current = agentStore.byId(db, agent.id);
       if (!current || agentStore.build(db, buildId)?.state !== 'running') return false;
+      const refused = takeBoundSecrets(this.ctx, current);
+      if (refused) {
+        agentStore.finishBuild(db, buildId, 'failed', `${output}${refused}\n`, isoNow(clock));
+        agentStore.update(db, agent.id, { state: 'failed', message: refused }, isoNow(clock));
+        return false;
+      }
       agentStore.finishBuild(db, buildId, 'succeeded', output, isoNow(clock));
       this.insertRevision(current, build.reason, buildId, image, artifact!);
       return true;
@@ -199,7 +206,7 @@ export class AgentRuntime {
       image,
       artifact,
       env: JSON.stringify(agentStore.kv(db, 'agents_env', agent.id)),
-      secret_keys: JSON.stringify(Object.keys(agentStore.kv(db, 'agents_secrets', agent.id))),
+      secret_keys: JSON.stringify(agentStore.kvKeys(db, 'agents_secrets', agent.id)),
       config: agent.config,
       created_at: isoNow(clock),
     };

@@ -14,6 +14,7 @@ import { AgentRuntime } from './lifecycle.js';
 import { agentMigrations } from './migrations.js';
 import { parsePublicHost, servePublic } from './public-host.js';
 import * as svc from './service.js';
+import { registerSecretBindings } from './secret-bindings.js';
 import { agentStore } from './store.js';
 import { readSourceArchive } from './unpack.js';
 import { readDeployUpload } from './upload.js';
@@ -31,6 +32,7 @@ export function createAgentsArea(): Area {
       rt = new AgentRuntime(ctx);
       const d: svc.Deps = { ctx, rt };
       registerRoutes(r, d);
+      registerSecretBindings(d);
       ctx.hooks.projectDependents.push((projectId) => {
         const n = agentStore.countInProject(ctx.db, projectId);
         return n ? `${n} agent${n === 1 ? '' : 's'}` : undefined;

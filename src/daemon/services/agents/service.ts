@@ -230,7 +230,7 @@ export function revisions(d: Deps, principal: Principal, name: string, query: Pa
  * instance, so the next request serves the new settings. Before the first build there is no
  * artifact: the build itself snapshots the settings then.
  */
-function rollSettings(d: Deps, agent: AgentRow, reason: 'secrets' | 'env' | 'config'): boolean {
+export function rollSettings(d: Deps, agent: AgentRow, reason: 'secrets' | 'env' | 'config'): boolean {
   const now = agentStore.byId(d.ctx.db, agent.id)!;
   // On the artifact that serves (a failed build's artifact never does), else the newest.
   const base = now.serving_revision ? agentStore.revisionByName(d.ctx.db, agent.id, now.serving_revision) : agentStore.latestRevision(d.ctx.db, agent.id);
@@ -241,7 +241,7 @@ function rollSettings(d: Deps, agent: AgentRow, reason: 'secrets' | 'env' | 'con
 
 export function secretsGet(d: Deps, principal: Principal, name: string, projectRef?: string) {
   const { agent } = ownedAgent(d.ctx, principal, name, projectRef);
-  return { agent: name, keys: Object.keys(agentStore.kv(d.ctx.db, 'agents_secrets', agent.id)) };
+  return { agent: name, keys: agentStore.kvKeys(d.ctx.db, 'agents_secrets', agent.id) };
 }
 
 export async function secretsPut(d: Deps, principal: Principal, name: string, projectRef: string | undefined, body: Record<string, string>, requestId: string) {

@@ -95,8 +95,9 @@ export async function unbind(d: Deps, principal: Principal, ref: string, agent: 
     store.deleteBinding(d.ctx.db, row.id);
     const live = agentsHook(d)?.find(projectId, agent);
     const applied = live ? agentsHook(d)!.applySecretEnv(projectId, live.id, { set: {}, remove: [envName] }) : { revisionRolled: false };
+    const why = live ? 'the agent has no built revision yet' : 'the agent no longer exists';
     writeAudit(d.ctx.db, d.ctx.clock, { projectId, actor: principal.email, action: 'project.secret.unbind', target: `${agent}/${envName}`, details: { secret_name: row.secret_name, revision_rolled: applied.revisionRolled }, requestId });
-    return applied;
+    return { ...applied, why };
   });
   await result.afterCommit?.();
   return {
@@ -105,7 +106,7 @@ export async function unbind(d: Deps, principal: Principal, ref: string, agent: 
     deleted: true,
     revoked: true,
     revision_rolled: result.revisionRolled,
-    note: result.revisionRolled ? `${envName} was removed from the agent and a new revision rolled` : `${envName} was unbound; the agent no longer exists, so there was nothing to roll`,
+    note: result.revisionRolled ? `${envName} was removed from the agent and a new revision rolled` : `${envName} was unbound and removed from the agent's stored environment; ${result.why}, so there was no revision to roll`,
   };
 }
 
@@ -165,17 +166,21 @@ export async function apply(d: Deps, principal: Principal, ref: string, agent: s
     agent,
     applied: out.results,
     revision_rolled: out.written.revisionRolled,
-    note: out.results.length ? `${out.results.length} bound values written; a new revision rolled` : 'the agent has no bindings; nothing to apply',
+    note: !out.results.length
+      ? 'the agent has no bindings; nothing to apply'
+      : `${out.results.length} bound values written; ${out.written.revisionRolled ? 'a new revision rolled' : 'the agent has no built revision yet, so its first deploy takes them'}`,
   };
 }
 
 /** Bound values for a deploy (registered as hooks.boundSecretEnv); 503 while the store is not usable. */
 export function boundEnv(d: Deps, projectId: string, agent: string): Record<string, string> {
-  const rows = store.bindingsForAgent(d.ctx.db, projectId, agent);
-  if (!rows.length) return {};
-  const key = d.key.require();
-  const { results, values } = readBound(d, key, projectId, rows);
-  const failed = results.filter((r) => !r.applied);
-  if (failed.length) throw new ApiError(424, `bound secrets could not be read: ${failed.map((f) => `${f.env_name} (${f.error})`).join('; ')}`);
-  return values;
+  return guardStore(d, 'deploy', () => {
+    const rows = store.bindingsForAgent(d.ctx.db, projectId, agent);
+    if (!rows.length) return {};
+    const key = d.key.require();
+    const { results, values } = readBound(d, key, projectId, rows);
+    const failed = results.filter((r) => !r.applied);
+    if (failed.length) throw new ApiError(424, `bound secrets could not be read: ${failed.map((f) => `${f.env_name} (${f.error})`).join('; ')}`);
+    return values;
+  });
 }

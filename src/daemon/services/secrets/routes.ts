@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { DEFAULT_BODY_LIMIT } from '../../../api/contract.js';
 import { RevealBody, secretMapRoutes, secretRoutes, vaultRoutes } from '../../../api/secrets.js';
 import type { Area, AreaContext } from '../../area.js';
+import { provideMasterKey } from '../../crypto/sealed.js';
 import { readBody } from '../../http/body.js';
 import { sendJson, type Router } from '../../http/router.js';
 import * as bindings from './bindings.js';
@@ -66,6 +67,8 @@ export const secretsArea: Area = {
   register(r, ctx) {
     const d: Deps = { ctx, key: new MasterKey(ctx.db, ctx.config.home, ctx.config.secretsStore !== 'off') };
     depsOf.set(ctx, d);
+    // Other areas (agent secrets) seal their values under the same master key.
+    provideMasterKey(ctx.db, () => d.key.require());
     register(r, ctx, d);
     ctx.hooks.boundSecretEnv = (projectId, agent) => bindings.boundEnv(d, projectId, agent);
     ctx.hooks.projectDependents.push((projectId) => {
