@@ -139,6 +139,22 @@ describe.skipIf(!haveRedis)('cache API (spec 3 §4.2)', () => {
     expect(unknownProject.status).toBe(404);
   });
 
+  it('concurrent creates: one name is taken once; different names get different ports', async () => {
+    const same = await Promise.all(Array.from({ length: 4 }, () => d.api('POST', base(pid), { token: member, body: { name: 'race', persistence: { enabled: false } } })));
+    expect(same.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
+    const many = await Promise.all(
+      ['race-a', 'race-b', 'race-c'].map((name) => d.api('POST', base(pid), { token: member, body: { name, external_exposure: true, persistence: { enabled: false } } })),
+    );
+    expect(many.map((r) => r.status)).toEqual([201, 201, 201]);
+    const ports = [...same.filter((r) => r.status === 201), ...many].flatMap((r) => {
+      const row = instanceRow(d, pid, r.body.memorystore.name)!;
+      return [row.port, row.tls_port];
+    });
+    expect(new Set(ports.filter(Boolean)).size).toBe(7);
+    await Promise.all(['race', 'race-a', 'race-b', 'race-c'].map((n) => waitState(d, member, pid, n)));
+    for (const n of ['race', 'race-a', 'race-b', 'race-c']) expect((await d.api('DELETE', `${base(pid)}/${n}`, { token: admin })).status).toBe(202);
+  });
+
   it('list pages by name with the shared pager', async () => {
     const all = await d.api('GET', base(pid), { token: member });
     expect(all.status).toBe(200);
