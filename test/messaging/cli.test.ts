@@ -25,10 +25,10 @@ describe('messaging CLI (built binary against a real daemon)', () => {
     expect(c.exitCode, c.stderr).toBe(0);
     expect(c.json).toMatchObject({ name: 'orders', max_bytes: '32Mi', max_age: '24h', state: 'pending' });
     await until(async () => (await cli.run(['topics', 'get', 'orders', '--json'])).json?.ready === true);
-    const human = await cli.run(['topics', 'get', 'orders']);
+    // Independent reads run side by side: each CLI run is a node process start.
+    const [human, list] = await Promise.all([cli.run(['topics', 'get', 'orders']), cli.run(['topics', 'list'])]);
     expect(human.stdout).toMatch(/^state\s+ready$/m);
     expect(human.stdout).toMatch(/^stats\.published\s+0$/m);
-    const list = await cli.run(['topics', 'list']);
     expect(list.stdout.split('\n')[0]).toMatch(/^NAME\s+STATE\s+MAX BYTES\s+MAX AGE\s+DISCARD\s+SUBS\s+PUBLISHED\s+BACKLOG BYTES$/);
     expect(list.stdout).toMatch(/^orders\s+ready\s+32Mi\s+24h\s+old\s+0\s+0\s+0$/m);
     const u = await cli.run(['topics', 'update', 'orders', '--max-age', '', '--discard', 'new', '--json']);
@@ -46,9 +46,11 @@ describe('messaging CLI (built binary against a real daemon)', () => {
     await until(async () => (await cli.run(['subscriptions', 'get', 'orders', 'billing', '--json'])).json?.ready === true);
     const list = await cli.run(['subscriptions', 'list', 'orders']);
     expect(list.stdout).toMatch(/^billing\s+shared\s+ready\s+pull\s+60s\s+0\s+0\s+0$/m);
-    const u = await cli.run(['subscriptions', 'update', 'orders', 'billing', '--max-ack-pending', '100', '--json']);
+    const [u, bad] = await Promise.all([
+      cli.run(['subscriptions', 'update', 'orders', 'billing', '--max-ack-pending', '100', '--json']),
+      cli.run(['subscriptions', 'create', 'orders', 'x', '--type', 'exclusive']),
+    ]);
     expect(u.json).toMatchObject({ max_ack_pending: 100, ack_deadline_seconds: 60 });
-    const bad = await cli.run(['subscriptions', 'create', 'orders', 'x', '--type', 'exclusive']);
     expect(bad.exitCode).toBe(1);
     expect(bad.stderr).toMatch(/exclusive type cannot be read through this API/);
   }, SLOW);
@@ -90,21 +92,22 @@ describe('messaging CLI (built binary against a real daemon)', () => {
   }, SLOW);
 
   it('pubsub quota and usage', async () => {
-    const q = await cli.run(['pubsub', 'quota', '--json']);
+    const [q, u] = await Promise.all([cli.run(['pubsub', 'quota', '--json']), cli.run(['pubsub', 'usage'])]);
     expect(q.json).toMatchObject({ limit_bytes: 1024 ** 3, allocated_bytes: 32 * 1024 ** 2, topics: 1, provisioned: true });
-    const u = await cli.run(['pubsub', 'usage']);
     expect(u.stdout).toMatch(/^orders\s+122\s+122\s+/m);
     expect(u.stdout).toMatch(/^total\s+122\s+/m);
   }, SLOW);
 
   it('errors: usage mistakes exit 2, API refusals exit 1 with the envelope under --json', async () => {
-    const noTopic = await cli.run(['pull', 'billing']);
+    const [noTopic, missing, badAttr] = await Promise.all([
+      cli.run(['pull', 'billing']),
+      cli.run(['topics', 'get', 'nope', '--json']),
+      cli.run(['publish', 'orders', '--text', 'x', '--attr', 'novalue']),
+    ]);
     expect(noTopic.exitCode).toBe(2);
     expect(noTopic.stderr).toMatch(/TOPIC\/SUB/);
-    const missing = await cli.run(['topics', 'get', 'nope', '--json']);
     expect(missing.exitCode).toBe(1);
     expect(missing.json).toMatchObject({ status: 404, error: 'topic nope not found', request_id: expect.stringMatching(/^req_/) });
-    const badAttr = await cli.run(['publish', 'orders', '--text', 'x', '--attr', 'novalue']);
     expect(badAttr.exitCode).toBe(2);
   }, SLOW);
 

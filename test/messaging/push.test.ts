@@ -42,9 +42,18 @@ function receiver() {
         inflight.set(k, (inflight.get(k) ?? 0) + 1);
         maxInflight.set(k, Math.max(maxInflight.get(k) ?? 0, inflight.get(k)!));
       }
-      return setTimeout(() => {
+      // In flight as the sender sees it: until the answer, or until the sender gives up (a
+      // deadline passed on a loaded machine), which closes the connection and allows a retry.
+      let open = true;
+      const release = () => {
+        if (!open) return;
+        open = false;
         for (const k of [key, path]) inflight.set(k, inflight.get(k)! - 1);
-        res.writeHead(204).end();
+      };
+      res.on('close', release);
+      return setTimeout(() => {
+        release();
+        if (!res.destroyed) res.writeHead(204).end();
       }, 15);
     }
     if (path.startsWith('/fail-first')) {
@@ -238,6 +247,29 @@ describe('push delivery (spec 3 §6)', () => {
     expect(rx.endlessClosed[0]! - hit!.at).toBeLessThan(300);
     // Later tests publish to the same topic: this subscription must not take their messages.
     expect((await d.api('DELETE', subPath(p, 'orders', 'endless'), { token: c.admin.token })).status).toBe(202);
+  });
+
+  it('a dead-letter topic that is gone keeps the message retrying; once it exists again the message is parked there', async () => {
+    await makeTopic(d, c.admin.token, p, 'dlq-later');
+    await makeSub(d, c.admin.token, p, 'orders', 'dl-gone', {
+      start_from: 'new',
+      deliver: { mode: 'push', push: { url: `${base}/fail-forever/dl-gone` } },
+      dead_letter: { topic: 'dlq-later', after_attempts: 2 },
+    });
+    expect((await d.api('DELETE', topicPath(p, 'dlq-later'), { token: c.admin.token })).status).toBe(202);
+    await until(async () => (await d.api('GET', topicPath(p, 'dlq-later'), { token: c.member.token })).status, (s) => s === 404);
+    await publish(d, c.member.token, p, 'orders', [{ text: 'nowhere to park' }]);
+    // Past after_attempts the message is not dropped: it keeps its place and keeps being tried.
+    const hits = await until(() => rx.at('/fail-forever/dl-gone'), (v) => v.length >= 4);
+    expect(hits.length).toBeGreaterThanOrEqual(4);
+    expect(await backlog('dl-gone')).toBe(1);
+    await makeTopic(d, c.admin.token, p, 'dlq-later');
+    await makeSub(d, c.admin.token, p, 'dlq-later', 'look');
+    const parked = await until(() => pull(d, c.member.token, p, 'dlq-later', 'look', { timeout_ms: 200 }), (r) => r.body.messages.length > 0);
+    expect(parked.body.messages.map(text)).toEqual(['nowhere to park']);
+    expect(Number(parked.body.messages[0].attributes['cai-dead-letter-delivery-attempts'])).toBeGreaterThanOrEqual(4);
+    expect(await until(() => backlog('dl-gone'), (n) => n === 0)).toBe(0);
+    expect((await d.api('DELETE', subPath(p, 'orders', 'dl-gone'), { token: c.admin.token })).status).toBe(202);
   });
 
   it('a redirect is never followed and counts as a failure; without a dead-letter topic the message is dropped after max_deliver', async () => {

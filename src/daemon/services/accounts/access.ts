@@ -1,4 +1,4 @@
-import type { Db } from '../../store/db.js';
+import { stmt, type Db } from '../../store/db.js';
 import type { Clock } from '../../clock.js';
 import type { Principal } from '../auth/principal.js';
 import { forbidden, notFound } from '../../http/errors.js';
@@ -43,9 +43,7 @@ export function projectAccess(db: Db, clock: Clock, principal: Principal, projec
   const access: ProjectAccess = { project };
   if (principal.kind === 'service_account') {
     if (principal.projectId !== project.id) return access;
-    const row = db
-      .prepare('SELECT role FROM acct_project_members WHERE project_id = ? AND service_account_id = ?')
-      .get(project.id, principal.serviceAccountId) as { role: GrantRole } | undefined;
+    const row = stmt(db, 'SELECT role FROM acct_project_members WHERE project_id = ? AND service_account_id = ?').get(project.id, principal.serviceAccountId) as { role: GrantRole } | undefined;
     if (row) Object.assign(access, { resource: row.role, metadata: row.role, via: 'service-account' });
     return access;
   }
@@ -54,15 +52,14 @@ export function projectAccess(db: Db, clock: Clock, principal: Principal, projec
     if (principal.projectId === project.id) access.workload = true;
     return access;
   }
-  const user = db.prepare('SELECT role FROM acct_users WHERE id = ?').get(principal.userId) as { role: string } | undefined;
+  const user = stmt(db, 'SELECT role FROM acct_users WHERE id = ?').get(principal.userId) as { role: string } | undefined;
   if (!user) return access;
   const now = new Date(clock.now()).toISOString();
-  const rows = db
-    .prepare(
-      `SELECT role, break_glass, expires_at FROM acct_project_members
-       WHERE project_id = ? AND user_id = ? AND (break_glass = 0 OR expires_at > ?)`,
-    )
-    .all(project.id, principal.userId, now) as { role: GrantRole; break_glass: number }[];
+  const rows = stmt(
+    db,
+    `SELECT role, break_glass, expires_at FROM acct_project_members
+     WHERE project_id = ? AND user_id = ? AND (break_glass = 0 OR expires_at > ?)`,
+  ).all(project.id, principal.userId, now) as { role: GrantRole; break_glass: number }[];
   for (const r of rows) {
     if (r.break_glass) {
       access.resource = best(access.resource, r.role);
@@ -73,9 +70,7 @@ export function projectAccess(db: Db, clock: Clock, principal: Principal, projec
       access.via = 'direct';
     }
   }
-  const orgAdmin = db
-    .prepare(`SELECT 1 FROM acct_org_members WHERE org_id = ? AND user_id = ? AND role = 'admin'`)
-    .get(project.org_id, principal.userId);
+  const orgAdmin = stmt(db, `SELECT 1 FROM acct_org_members WHERE org_id = ? AND user_id = ? AND role = 'admin'`).get(project.org_id, principal.userId);
   if (orgAdmin) {
     // Org admins inherit admin on every project of the org, live, with no rows written.
     if (access.resource !== 'admin') access.via = 'org-admin';
@@ -112,7 +107,7 @@ export function requireProjectAccess(access: ProjectAccess, need: ProjectNeed): 
 
 /** Finds a project by id, short or slug (spec 1 §4.1: ?project=<slug, short or id>). */
 export function findProject(db: Db, ref: string): ProjectRow | undefined {
-  return db.prepare('SELECT * FROM acct_projects WHERE id = ? OR short = ? OR slug = ? LIMIT 1').get(ref, ref, ref) as
+  return stmt(db, 'SELECT * FROM acct_projects WHERE id = ? OR short = ? OR slug = ? LIMIT 1').get(ref, ref, ref) as
     | ProjectRow
     | undefined;
 }

@@ -1,4 +1,4 @@
-import type { Db } from '../../store/db.js';
+import { stmt, type Db } from '../../store/db.js';
 import type { Clock } from '../../clock.js';
 import type { Principal } from './principal.js';
 import { parseKey, secretMatches } from './api-keys.js';
@@ -41,7 +41,7 @@ export class CredentialResolver {
 
   /** A person's principal with the role re-read from the store (the token's claim is only a hint). */
   private person(userId: string | null, via: { expiresAt?: number; credential: 'session' | 'personal_key'; keyId?: string }): Principal | undefined {
-    const user = this.db.prepare('SELECT id, email, role, must_change_password FROM acct_users WHERE id = ?').get(userId) as
+    const user = stmt(this.db, 'SELECT id, email, role, must_change_password FROM acct_users WHERE id = ?').get(userId) as
       | { id: string; email: string; role: 'admin' | 'user'; must_change_password: number }
       | undefined;
     if (!user) return undefined;

@@ -190,10 +190,6 @@ export class MsgStore {
     this.st('DELETE FROM msg_subscriptions WHERE id = ?').run(id);
     return seqs;
   }
-  /** Subscriptions that name this topic as their dead-letter topic. */
-  subsWithDeadLetter(projectId: string, topic: string): SubRow[] {
-    return this.st('SELECT * FROM msg_subscriptions WHERE project_id = ? AND dl_topic = ?').all(projectId, topic) as SubRow[];
-  }
 
   // ---- messages ----
   insertMessage(m: Omit<MessageRow, 'seq'>): number {
