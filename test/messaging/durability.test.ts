@@ -97,7 +97,9 @@ describe('durability with the real daemon process (kill -9)', () => {
     const first = await spawnDaemon(home);
     children.push(first.child);
     let token = await login(first.url);
-    const base = '/v1/projects/default/topics';
+    // The messaging API takes the project's UUID (spec 3: a slug is a malformed id, 404).
+    const project = (await call(first.url, 'GET', '/v1/projects/default', token)).body as { id: string };
+    const base = `/v1/projects/${project.id}/topics`;
     expect((await call(first.url, 'POST', base, token, { name: 'ledger' })).status).toBe(201);
     await untilReady(first.url, token, `${base}/ledger`);
     expect((await call(first.url, 'POST', `${base}/ledger/subscriptions`, token, { name: 'audit', ack_deadline_seconds: 600 })).status).toBe(201);

@@ -161,8 +161,10 @@ describe('list, get, patch, delete', () => {
     }
     expect((await d.api('GET', idx('not-a-uuid'), { token: c.admin.token })).status).toBe(400);
     expect((await d.api('GET', idx('00000000-0000-4000-8000-000000000000'), { token: c.admin.token })).status).toBe(404);
-    // An outsider naming the project by slug still gets the 404 of the 404-not-403 rule.
-    expect((await d.api('GET', idx(c.project.slug), { token: c.outsider.token })).status).toBe(404);
+    // The form is checked before any access: an outsider learns nothing from a slug (400 for all),
+    // and with the UUID gets the 404 of the 404-not-403 rule.
+    expect((await d.api('GET', idx(c.project.slug), { token: c.outsider.token })).status).toBe(400);
+    expect((await d.api('GET', idx(c.project.id), { token: c.outsider.token })).status).toBe(404);
   });
 
   it('patch edits replicas and payload_on_disk only (admin)', async () => {
