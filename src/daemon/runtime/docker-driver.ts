@@ -1,4 +1,5 @@
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
+import { loadDockerode } from '../lazy/modules.js';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -19,14 +20,14 @@ const quote = (s: string) => JSON.stringify(s);
  */
 export class DockerDriver implements Driver {
   readonly name = 'docker' as const;
-  private readonly docker = new Docker();
+  private readonly docker = new (loadDockerode())();
 
   constructor(private readonly baseImages: Record<Runtime, string>) {}
 
   /** True when a Docker engine answers; used by the daemon's driver choice and by tests. */
   static async available(): Promise<boolean> {
     try {
-      await new Docker().ping();
+      await new (loadDockerode())().ping();
       return true;
     } catch {
       return false;

@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { request } from '../lazy/modules.js';
 
 /**
  * Waits until an instance answers GET /healthz with 200, polling quickly so a cold start costs

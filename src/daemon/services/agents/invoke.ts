@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { request, errors as undiciErrors } from 'undici';
+import { loadUndici, request } from '../../lazy/modules.js';
 import { InvokeBody, LIMITS, type AgentConfig } from '../../../api/agents.js';
 import { ApiError, badRequest, unauthorized } from '../../http/errors.js';
 import { readBody } from '../../http/body.js';
@@ -93,7 +93,8 @@ function timeoutError(name: string, seconds: number): ApiError {
 
 function upstreamError(name: string, e: unknown, seconds: number): ApiError {
   if (e instanceof ApiError) return e;
-  if (e instanceof undiciErrors.HeadersTimeoutError || e instanceof undiciErrors.BodyTimeoutError || (e as Error).name === 'TimeoutError') return timeoutError(name, seconds);
+  const { HeadersTimeoutError, BodyTimeoutError } = loadUndici().errors;
+  if (e instanceof HeadersTimeoutError || e instanceof BodyTimeoutError || (e as Error).name === 'TimeoutError') return timeoutError(name, seconds);
   return new ApiError(502, `agent ${name} failed to answer: ${(e as Error).message}`);
 }
 

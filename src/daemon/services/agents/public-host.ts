@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { request } from '../../lazy/modules.js';
 import type { RequestContext } from '../../http/router.js';
 import { ApiError } from '../../http/errors.js';
 import { findProject } from '../accounts/access.js';

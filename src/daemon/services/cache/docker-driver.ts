@@ -1,4 +1,5 @@
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
+import { loadDockerode } from '../../lazy/modules.js';
 import type { CacheDriver, LaunchSpec, ServerHandle } from './driver.js';
 
 const containerName = (id: string) => `platform-cache-${id}`;
@@ -18,7 +19,7 @@ export class DockerDriver implements CacheDriver {
     private readonly image: string,
     docker?: Docker,
   ) {
-    this.docker = docker ?? new Docker();
+    this.docker = docker ?? new (loadDockerode())();
   }
 
   async launch(spec: LaunchSpec): Promise<ServerHandle> {

@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { request } from '../../lazy/modules.js';
 import type { PushRequest } from './cloudevents.js';
 import type { PushTarget } from './push-url.js';
 

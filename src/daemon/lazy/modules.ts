@@ -1,0 +1,18 @@
+import { createRequire } from 'node:module';
+import type DockerT from 'dockerode';
+
+/**
+ * Heavy dependencies loaded on first use, so the daemon's start-to-healthy stays small (issue 2's
+ * 300 ms goal): dockerode pulls in grpc, protobufjs and ssh2 (~150 ms) and is needed only by the
+ * docker drivers; undici (~80 ms) only once a workload is called. Both are CommonJS, so a
+ * synchronous require keeps their call sites unchanged.
+ */
+const require = createRequire(import.meta.url);
+
+export const loadDockerode = (): typeof DockerT => require('dockerode') as typeof DockerT;
+
+let undici: typeof import('undici') | undefined;
+export const loadUndici = (): typeof import('undici') => (undici ??= require('undici') as typeof import('undici'));
+
+/** undici's request, loading undici on the first call. */
+export const request = ((...args: Parameters<typeof import('undici').request>) => loadUndici().request(...args)) as typeof import('undici').request;
