@@ -5,10 +5,12 @@ import { execa } from 'execa';
 import nodeVault from 'node-vault';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliSandbox } from '../helpers/cli.js';
-import { ENV_PY } from './agent-fixture.js';
+import { ENV_PY, randomPortWindow } from './agent-fixture.js';
 
 /** `platform secrets ...` with the built binary against the daemon it spawns (project `default`). */
-const cli = cliSandbox();
+// A port window of its own for the function it deploys (see ownWorkloadPorts).
+const ports = randomPortWindow();
+const cli = cliSandbox({ PLATFORM_WORKLOAD_PORT_MIN: String(ports.portMin), PLATFORM_WORKLOAD_PORT_MAX: String(ports.portMax) });
 afterAll(() => cli.stop());
 beforeAll(async () => {
   const r = await cli.run(['daemon', 'start', '--json']);
