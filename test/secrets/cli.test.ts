@@ -10,7 +10,7 @@ import { ENV_PY, randomPortWindow } from './agent-fixture.js';
 /** `platform secrets ...` with the built binary against the daemon it spawns (project `default`). */
 // A port window of its own for the function it deploys (see ownWorkloadPorts).
 const ports = randomPortWindow();
-const cli = cliSandbox({ PLATFORM_WORKLOAD_PORT_MIN: String(ports.portMin), PLATFORM_WORKLOAD_PORT_MAX: String(ports.portMax) });
+const cli = cliSandbox({ PLATFORM_WORKLOAD_PORT_MIN: String(ports.portMin), PLATFORM_WORKLOAD_PORT_MAX: String(ports.portMax), INVOKE_AUTH_REQUIRED: 'false' });
 afterAll(() => cli.stop());
 beforeAll(async () => {
   const r = await cli.run(['daemon', 'start', '--json']);
@@ -117,7 +117,13 @@ describe('platform secrets', { timeout: 120_000 }, () => {
     writeFileSync(join(dir, 'platform.json'), JSON.stringify({ framework: 'function', runtime: 'python' }));
     const deployed = await cli.run(['deploy', dir, '--name', 'worker']);
     expect(deployed.exitCode, deployed.stderr).toBe(0);
-    const envOf = async () => (await cli.run(['invoke', 'worker', '-m', 'env:DB_PASSWORD', '--json'])).json.env.DB_PASSWORD;
+    // What the workload receives, read over HTTP (invoke is not under test here; a CLI process per check costs seconds).
+    const { url } = JSON.parse(readFileSync(join(cli.home, 'daemon.json'), 'utf8')) as { url: string };
+    const envOf = async () => {
+      const res = await fetch(`${url}/v1/agents/worker/invoke?project=default`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'env:DB_PASSWORD' }) });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { env: Record<string, string | null> }).env.DB_PASSWORD;
+    };
 
     expect((await cli.run(['secrets', 'bindings'])).stdout).toBe('no bindings');
     const bound = await cli.run(['secrets', 'bind', 'worker', 'DB_PASSWORD', 'db-password', '--version', '1']);
