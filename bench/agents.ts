@@ -1,102 +1,202 @@
 /**
- * Agents and functions (issue 3): python deploy-to-ready per driver, cold start from zero, warm
- * invoke through the daemon as a ratio to calling the shim directly in the same run, and the
- * latency of the first NDJSON line of a streamed invoke.
+ * Agents and functions benchmarks (issue 3): deploy-to-ready of a python function, cold start
+ * from zero, warm invoke through the daemon against calling the shim directly in the same run,
+ * and the first NDJSON line of a streaming agent. The docker rows run when an engine and the
+ * locally built base image exist, and say why when not.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import Docker from 'dockerode';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { c as tarCreate } from 'tar';
 import { request } from 'undici';
-import { ApiClient } from '../src/client/api-client.js';
-import { deployDirectory } from '../src/client/deploy.js';
-import { benchLogin, median, ms, percentile, ratio, samples, startDaemonProcess, timeIt, type Row } from './lib.js';
+import { BENCH_ADMIN as ADMIN, median, ms, percentile, ratio, startDaemonProcess, type Row } from './lib.js';
 
-const EXAMPLE = join(import.meta.dirname, '..', 'examples', 'hello-python');
-const IDLE_SECONDS = 2;
-const BODY = JSON.stringify({ message: 'bench' });
+const root = join(import.meta.dirname, '..');
+const FIXTURES = join(root, 'test', 'shims', 'fixtures');
+const IDLE_SECONDS = '0.3';
+const HELLO = 'def handle(event):\n    return {"reply": "hello " + str(event.get("message"))}\n';
 
-const dockerReady = () => {
-  try {
-    execFileSync('docker', ['image', 'inspect', 'platform-python:local'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
+/** A .tar.gz of the given files, as `platform deploy` uploads. */
+async function pack(files: Record<string, string>): Promise<Buffer> {
+  const dir = mkdtempSync(join(tmpdir(), 'platform-bench-src-'));
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
   }
-};
-
-async function post(url: string, path = '/'): Promise<void> {
-  const r = await request(`${url}${path}`, { method: 'POST', body: BODY, headers: { 'content-type': 'application/json' } });
-  if (r.statusCode !== 200) throw new Error(`POST ${url}${path}: ${r.statusCode} ${await r.body.text()}`);
-  await r.body.dump();
+  const chunks: Buffer[] = [];
+  for await (const c of tarCreate({ cwd: dir, gzip: true }, Object.keys(files))) chunks.push(c as Buffer);
+  rmSync(dir, { recursive: true, force: true });
+  return Buffer.concat(chunks);
 }
 
-/** Time to the first NDJSON line of /invoke/stream. */
-async function firstLine(url: string, name: string): Promise<number> {
-  const t = performance.now();
-  const r = await request(`${url}/v1/agents/${name}/invoke/stream`, { method: 'POST', body: BODY, headers: { 'content-type': 'application/json' } });
-  let took = 0;
-  for await (const chunk of r.body) {
-    if (!took && String(chunk).includes('\n')) took = performance.now() - t;
+function tree(dir: string, base = dir, keep: (path: string) => boolean = () => true): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const n of readdirSync(dir)) {
+    if (n === '__pycache__') continue;
+    const p = join(dir, n);
+    if (statSync(p).isDirectory()) Object.assign(out, tree(p, base, keep));
+    else if (keep(relative(base, p))) out[relative(base, p)] = readFileSync(p, 'utf8');
   }
-  return took;
+  return out;
 }
 
-async function driverBench(driver: 'process' | 'docker', rows: Row[]): Promise<void> {
-  const home = mkdtempSync(join(tmpdir(), `platform-bench-agents-${driver}-`));
-  const env = { PLATFORM_DRIVER: driver, PLATFORM_SCALE_TO_ZERO_SECONDS: String(IDLE_SECONDS), INVOKE_AUTH_REQUIRED: 'false' };
-  const daemon = await startDaemonProcess(home, driver === 'docker' ? { ...env, PLATFORM_DOCKER_IMAGE_PYTHON: 'platform-python:local' } : env);
-  try {
-    const client = new ApiClient(daemon.url, await benchLogin(daemon.url));
-    const name = `bench-${driver}`;
-    const deployMs = await timeIt(() => deployDirectory(client, { dir: EXAMPLE, name, wait: true, pollMs: 10 }));
-    rows.push({ bench: `agents/${driver}`, metric: 'python deploy to ready', value: ms(deployMs), goal: driver === 'process' ? '< 2000 ms' : '' });
+class Daemon {
+  constructor(
+    readonly url: string,
+    readonly pid: number,
+    readonly home: string,
+    readonly token: string,
+  ) {}
 
-    const db = new Database(join(home, 'platform.db'), { readonly: true });
-    const instances = () => db.prepare('SELECT port FROM agents_instances').all() as { port: number }[];
-    const invokePath = `/v1/agents/${name}/invoke`;
-    await post(daemon.url, invokePath);
-    while (!instances().length) await new Promise((r) => setTimeout(r, 10));
-    const shim = `http://127.0.0.1:${instances()[0]!.port}`;
-    await samples(50, () => post(shim));
-    await samples(50, () => post(daemon.url, invokePath));
-    const direct = await samples(500, () => post(shim));
-    const via = await samples(500, () => post(daemon.url, invokePath));
-    rows.push({
-      bench: `agents/${driver}`,
-      metric: 'warm invoke p50 / p99',
-      value: `${ms(percentile(via, 50))} / ${ms(percentile(via, 99))}`,
-      baseline: `shim direct ${ms(percentile(direct, 50))} / ${ms(percentile(direct, 99))}`,
-      ratio: `${ratio(percentile(via, 50), percentile(direct, 50))} (+${ms(percentile(via, 50) - percentile(direct, 50))})`,
-      goal: 'adds < 1 ms at p50',
-    });
-    const lines: number[] = [];
-    for (let i = 0; i < 20; i++) lines.push(await firstLine(daemon.url, name));
-    rows.push({ bench: `agents/${driver}`, metric: 'first NDJSON line (median)', value: ms(median(lines)) });
+  static async start(env: Record<string, string> = {}): Promise<Daemon> {
+    const home = mkdtempSync(join(tmpdir(), 'platform-bench-agents-'));
+    const d = await startDaemonProcess(home, { INVOKE_AUTH_REQUIRED: 'false', PLATFORM_SCALE_TO_ZERO_SECONDS: IDLE_SECONDS, ...env });
+    const login = (await (await fetch(`${d.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json()) as { token: string };
+    return new Daemon(d.url, d.pid, home, login.token);
+  }
 
-    const colds: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      const deadline = Date.now() + (IDLE_SECONDS + 30) * 1000;
-      while (instances().length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      if (instances().length) break;
-      colds.push(await timeIt(() => post(daemon.url, invokePath)));
+  /** Deploys and waits for ready; resolves the milliseconds from upload to ready. */
+  async deploy(fields: Record<string, string>, code: Buffer): Promise<number> {
+    const form = new FormData();
+    for (const [k, v] of Object.entries(fields)) form.append(k, v);
+    form.append('code', new Blob([new Uint8Array(code)]), 'code.tar.gz');
+    const t = performance.now();
+    const r = await fetch(`${this.url}/v1/agents`, { method: 'POST', body: form, headers: { authorization: `Bearer ${this.token}` } });
+    if (r.status !== 202) throw new Error(`deploy ${fields.name}: ${r.status} ${await r.text()}`);
+    for (;;) {
+      const a = (await (await fetch(`${this.url}/v1/agents/${fields.name}`, { headers: { authorization: `Bearer ${this.token}` } })).json()) as { state: string; message?: string };
+      if (a.state === 'ready') return performance.now() - t;
+      if (a.state === 'failed') throw new Error(`deploy ${fields.name} failed: ${a.message}`);
+      await new Promise((res) => setTimeout(res, 5));
     }
-    db.close();
-    if (colds.length) {
-      rows.push({ bench: `agents/${driver}`, metric: `cold start from zero (median of ${colds.length})`, value: ms(median(colds)), goal: driver === 'process' ? '< 300 ms' : '< 1000 ms' });
+  }
+
+  async invoke(name: string, path = 'invoke'): Promise<void> {
+    const r = await request(`${this.url}/v1/agents/${name}/${path}`, { method: 'POST', body: '{"message":"x"}', headers: { 'content-type': 'application/json' } });
+    await r.body.dump();
+    if (r.statusCode !== 200) throw new Error(`invoke ${name}: ${r.statusCode}`);
+  }
+
+  private instances(name: string): { port: number }[] {
+    const db = new Database(join(this.home, 'platform.db'), { readonly: true, fileMustExist: true });
+    try {
+      return db.prepare('SELECT i.port FROM agents_instances i JOIN agents_agents a ON a.id = i.agent_id WHERE a.name = ?').all(name) as { port: number }[];
+    } finally {
+      db.close();
     }
-  } finally {
-    process.kill(daemon.pid, 'SIGTERM');
+  }
+
+  async port(name: string): Promise<number> {
+    await this.invoke(name);
+    return this.instances(name)[0]!.port;
+  }
+
+  /** Cold starts: wait for scale to zero, then time one invoke; n samples. */
+  async coldStarts(name: string, n: number): Promise<number[]> {
+    const out: number[] = [];
+    for (let i = 0; i < n; i++) {
+      while (this.instances(name).length) await new Promise((r) => setTimeout(r, 20));
+      const t = performance.now();
+      await this.invoke(name);
+      out.push(performance.now() - t);
+    }
+    return out;
+  }
+
+  async stop(): Promise<void> {
+    try {
+      process.kill(this.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
     await new Promise((r) => setTimeout(r, 500));
-    rmSync(home, { recursive: true, force: true });
+    rmSync(this.home, { recursive: true, force: true });
   }
+}
+
+async function timed(n: number, fn: () => Promise<unknown>): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn();
+    out.push(performance.now() - t);
+  }
+  return out;
+}
+
+/** Milliseconds until the first NDJSON chunk of a streaming invoke arrives. */
+async function firstLine(url: string): Promise<number> {
+  const t = performance.now();
+  const r = await request(url, { method: 'POST', body: '{"message":"rain"}', headers: { 'content-type': 'application/json' } });
+  let first = 0;
+  for await (const _ of r.body) {
+    if (!first) first = performance.now() - t;
+  }
+  return first;
 }
 
 export async function agentsBench(): Promise<Row[]> {
   const rows: Row[] = [];
-  await driverBench('process', rows);
-  if (dockerReady()) await driverBench('docker', rows);
-  else rows.push({ bench: 'agents/docker', metric: 'skipped', value: 'no docker engine or platform-python:local image' });
+  const d = await Daemon.start();
+  try {
+    const code = await pack({ 'main.py': HELLO });
+    const deploys: number[] = [];
+    for (let i = 0; i < 3; i++) deploys.push(await d.deploy({ name: `fn${i}`, framework: 'function', runtime: 'python' }, code));
+    rows.push({ bench: 'agents', metric: 'deploy-to-ready, python function, process (median of 3)', value: ms(median(deploys)), goal: '< 2000 ms' });
+
+    const cold = await d.coldStarts('fn0', 10);
+    rows.push({ bench: 'agents', metric: 'cold start from zero, process, p50 / max of 10', value: `${ms(median(cold))} / ${ms(Math.max(...cold))}`, goal: '< 300 ms' });
+
+    // Warm: the same function through the daemon and straight to its shim, interleaved in one run.
+    const port = await d.port('fn1');
+    const direct = async () => {
+      const r = await request(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{"message":"x"}', headers: { 'content-type': 'application/json' } });
+      await r.body.dump();
+    };
+    await timed(50, () => d.invoke('fn1'));
+    await timed(50, direct);
+    const a: number[] = [];
+    const b: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      a.push(...(await timed(50, direct)));
+      b.push(...(await timed(50, () => d.invoke('fn1'))));
+    }
+    const [a50, a99, b50, b99] = [percentile(a, 50), percentile(a, 99), percentile(b, 50), percentile(b, 99)];
+    rows.push({ bench: 'agents', metric: 'warm invoke p50 (daemon vs shim)', value: ms(b50), baseline: ms(a50), ratio: ratio(b50, a50), goal: `adds < 1 ms (adds ${(b50 - a50).toFixed(2)} ms)` });
+    rows.push({ bench: 'agents', metric: 'warm invoke p99 (daemon vs shim)', value: ms(b99), baseline: ms(a99), ratio: ratio(b99, a99) });
+
+    // First NDJSON line of a LangGraph agent (the framework's stand-in travels with the source).
+    const graph = { ...tree(join(FIXTURES, 'agent-langgraph')), ...tree(join(FIXTURES, 'fake-frameworks'), join(FIXTURES, 'fake-frameworks'), (p) => p.startsWith('langgraph/')) };
+    await d.deploy({ name: 'graph', framework: 'langgraph' }, await pack(graph));
+    await d.invoke('graph');
+    const lines: number[] = [];
+    for (let i = 0; i < 20; i++) lines.push(await firstLine(`${d.url}/v1/agents/graph/invoke/stream`));
+    rows.push({ bench: 'agents', metric: 'first NDJSON line, warm agent (p50 of 20)', value: ms(median(lines)) });
+  } finally {
+    await d.stop();
+  }
+
+  const image = process.env.PLATFORM_DOCKER_IMAGE_PYTHON || 'platform-python:local';
+  const docker = new Docker();
+  const why = await docker.ping().then(
+    () => docker.getImage(image).inspect().then(() => '', () => `base image ${image} missing (scripts/build-base-images.sh)`),
+    () => 'no Docker engine answers',
+  );
+  if (why) {
+    rows.push({ bench: 'agents', metric: 'docker driver', value: `SKIPPED: ${why}` });
+    return rows;
+  }
+  const dd = await Daemon.start({ PLATFORM_DRIVER: 'docker', PLATFORM_DOCKER_IMAGE_PYTHON: image, PLATFORM_SCALE_TO_ZERO_SECONDS: '1' });
+  try {
+    const ready = await dd.deploy({ name: 'dock', framework: 'function', runtime: 'python' }, await pack({ 'main.py': HELLO }));
+    rows.push({ bench: 'agents', metric: 'deploy-to-ready, python function, docker', value: ms(ready) });
+    const cold = await dd.coldStarts('dock', 3);
+    rows.push({ bench: 'agents', metric: 'cold start from zero, docker, p50 of 3', value: ms(median(cold)), goal: '< 1000 ms' });
+    await fetch(`${dd.url}/v1/agents/dock`, { method: 'DELETE', headers: { authorization: `Bearer ${dd.token}` } });
+  } finally {
+    await dd.stop();
+  }
   return rows;
 }

@@ -1,9 +1,10 @@
 /**
  * Cache benchmark: SET/GET latency through a platform cache instance against a redis-server
  * started directly in the same run (same settings), and the provisioning time from POST to
- * ready. Run: npx tsx bench/cache.ts [--ops 5000] [--instances 3]
+ * ready. Part of `npm run bench` (section cache); alone: npx tsx bench/cache.ts [--ops 5000] [--instances 3]
  */
 import { spawn } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { configFromEnv } from '../src/daemon/config.js';
 import { startDaemon } from '../src/daemon/server.js';
 import { allocatePort } from '../src/daemon/services/cache/ports.js';
 import { pingWithPassword } from '../src/daemon/services/cache/resp.js';
+import { printTable, type Row } from './lib.js';
 
 const arg = (name: string, d: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -50,7 +52,8 @@ async function measure(port: number, password: string) {
   return { set, get };
 }
 
-async function main() {
+/** The cache section of `npm run bench`: one row per measure, the direct server as baseline. */
+export async function cacheBench(): Promise<Row[]> {
   const home = mkdtempSync(join(tmpdir(), 'platform-bench-cache-'));
   const base = configFromEnv({});
   const daemon = await startDaemon(
@@ -124,21 +127,33 @@ async function main() {
     const inst = combine('inst');
     const direct = combine('direct');
 
-    const rows: string[][] = [
-      ['measure', 'platform instance', 'direct redis-server', 'ratio'],
-      ...(['set', 'get'] as const).flatMap((op) =>
-        (['p50', 'p95', 'p99'] as const).map((q) => [`${op.toUpperCase()} ${q} (µs)`, us(inst[op][q]), us(direct[op][q]), (inst[op][q] / direct[op][q]).toFixed(2)]),
-      ),
-      ...(['set', 'get'] as const).map((op) => [`${op.toUpperCase()} ops/s (sequential)`, inst[op].opsPerSec.toFixed(0), direct[op].opsPerSec.toFixed(0), (inst[op].opsPerSec / direct[op].opsPerSec).toFixed(2)]),
-    ];
+    // Clients talk to redis-server directly: the platform should add nothing to the data path.
+    const rows: Row[] = (['set', 'get'] as const).flatMap((op) => [
+      ...(['p50', 'p95', 'p99'] as const).map((q) => ({
+        bench: 'cache',
+        metric: `${op.toUpperCase()} ${q} (µs, ${OPS} sequential ops)`,
+        value: us(inst[op][q]),
+        baseline: `${us(direct[op][q])} direct`,
+        ratio: `${(inst[op][q] / direct[op][q]).toFixed(2)}x`,
+        // Tails on the shared 2-core machine are scheduler noise; the median carries the claim.
+        ...(q === 'p50' ? { goal: '<= 1.2x' } : {}),
+      })),
+      {
+        bench: 'cache',
+        metric: `${op.toUpperCase()} ops/s (sequential)`,
+        value: inst[op].opsPerSec.toFixed(0),
+        baseline: `${direct[op].opsPerSec.toFixed(0)} direct`,
+        ratio: `${(inst[op].opsPerSec / direct[op].opsPerSec).toFixed(2)}x`,
+        goal: '>= 0.8x',
+      },
+    ]);
     const sorted = [...provisioning].sort((a, b) => a - b);
-    rows.push(['provisioning min/median/max (ms)', `${sorted[0]!.toFixed(0)} / ${pct(sorted, 50).toFixed(0)} / ${sorted.at(-1)!.toFixed(0)}`, '-', '-']);
-    const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-    console.log(`cache benchmark: ${OPS} sequential operations per measure (median of 3 alternating rounds), ${INSTANCES} instances provisioned`);
-    for (const [i, r] of rows.entries()) {
-      console.log(r.map((c, j) => (j === 0 ? c.padEnd(widths[j]!) : c.padStart(widths[j]!))).join('  '));
-      if (i === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-    }
+    rows.push({
+      bench: 'cache',
+      metric: `provisioning POST to ready, min/median/max (${INSTANCES} instances)`,
+      value: `${sorted[0]!.toFixed(0)} / ${pct(sorted, 50).toFixed(0)} / ${sorted.at(-1)!.toFixed(0)} ms`,
+    });
+    return rows;
   } finally {
     baseline?.kill('SIGTERM');
     await daemon.close();
@@ -146,7 +161,4 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) printTable(await cacheBench());

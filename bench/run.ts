@@ -1,11 +1,17 @@
 /** `npm run bench`: runs every benchmark section and prints one table. */
 import { printTable, type Row } from './lib.js';
+import { cacheBench } from './cache.js';
 import { coreBench } from './core.js';
 import { agentsBench } from './agents.js';
+import { messagingBench } from './messaging.js';
+import { vectorBench } from './vector.js';
 
 const sections: Array<[string, () => Promise<Row[]>]> = [
   ['core', coreBench],
   ['agents', agentsBench],
+  ['cache', cacheBench],
+  ['messaging', messagingBench],
+  ['vector', vectorBench],
 ];
 
 const only = process.argv[2];

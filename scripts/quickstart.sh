@@ -3,7 +3,10 @@
 # the main job: deploy the example function and talk to it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+# A checkout that already has its packages keeps them (npm ci would delete and refetch them all).
+if [ ! -d node_modules ]; then
+  if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+fi
 npm run build
 ./bin/run.js daemon start
 ./bin/run.js whoami

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 # System packages the tests use (real redis-server, runtimes for function shims, ...).
 # Installed only when missing; a part that cannot be installed makes its tests skip loudly.
 need=()
-for pair in "redis-server:redis-server" "redis-cli:redis-tools" "go:golang-go" "ruby:ruby" "python3:python3" "dockerd:docker.io" "openssl:openssl" "debootstrap:debootstrap"; do
+for pair in "redis-server:redis-server" "redis-cli:redis-tools" "go:golang-go" "ruby:ruby" "python3:python3" "dockerd:docker.io" "openssl:openssl" "debootstrap:debootstrap" "chattr:e2fsprogs"; do
   bin=${pair%%:*}; pkg=${pair#*:}
   command -v "$bin" >/dev/null 2>&1 || need+=("$pkg")
 done
@@ -27,6 +27,9 @@ if command -v dockerd >/dev/null 2>&1 && ! docker info >/dev/null 2>&1 && [ "$(i
 fi
 if docker info >/dev/null 2>&1 && command -v debootstrap >/dev/null 2>&1; then
   bash scripts/build-base-images.sh python >&2 || echo "WARNING: base images not built; docker driver tests will skip and say so" >&2
+fi
+if docker info >/dev/null 2>&1 && command -v redis-server >/dev/null 2>&1; then
+  bash scripts/build-redis-image.sh >&2 || echo "WARNING: platform-redis:local not built; cache docker tests will skip and say so" >&2
 fi
 
 if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi

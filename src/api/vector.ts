@@ -152,6 +152,14 @@ export const VectorCredentials = z.object({
 });
 export type VectorCredentials = z.infer<typeof VectorCredentials>;
 
+/** One dependency of the vector health report (spec 3 §4.1 "Health"). */
+export const VectorDependency = z.object({ ok: z.boolean(), latency_ms: z.number(), error: z.string().optional() });
+export const VectorHealth = z.object({
+  status: z.enum(['ok', 'degraded']),
+  dependencies: z.object({ vector_store: VectorDependency, orchestration: VectorDependency, database: VectorDependency }),
+});
+export type VectorHealth = z.infer<typeof VectorHealth>;
+
 const base = '/v1/projects/{projectID}/indexes';
 const dataRoute = <const V extends string, B extends z.ZodType, R extends z.ZodType>(verb: V, summary: string, body: B, response: R) =>
   route({
@@ -252,6 +260,17 @@ export const vectorRoutes = withProjectIdRule('uuid-400', {
     bodyLimit: VECTOR_LIMITS.bodyBytes,
     status: 400,
     response: z.never(),
+  }),
+  /** The vector API's own health (the core /healthz keeps its shape); 503 when degraded. */
+  health: route({
+    id: 'vector.healthz',
+    method: 'GET',
+    path: '/vector/healthz',
+    summary: 'Health of the vector API: vector store, orchestration, database',
+    auth: 'none',
+    unlimited: true,
+    status: 200,
+    response: VectorHealth,
   }),
   credentials: route({
     id: 'vectordb.credentials',

@@ -3,6 +3,9 @@ import { readFileSync } from 'node:fs';
 import { getContext } from '../client/contexts.js';
 import { UsageError } from '../client/errors.js';
 import type { IndexView } from '../api/vector.js';
+import { Uuid } from '../api/common.js';
+import { projectRoutes } from '../api/projects.js';
+import type { ApiClient } from '../client/api-client.js';
 import type { Column } from './render.js';
 
 /** Shared pieces of the `indexes` commands (spec 3 §4.1). */
@@ -10,14 +13,16 @@ export const projectFlag = Flags.string({ description: 'project (slug, short or 
 export const nameArg = Args.string({ description: 'index name', required: true });
 
 /**
- * The project of a vector command: --project, PLATFORM_PROJECT, the context's current project,
- * else `default` on the local context (the project every local state directory starts with).
+ * The project id of a vector command. The vector API takes the project's UUID (spec 3 §7: a
+ * malformed project id is a 400), so a slug or short from --project, PLATFORM_PROJECT or the
+ * context (the local context defaults to `default`) is resolved through GET /v1/projects/{ref}.
  */
-export function indexProject(flag: string | undefined, contextName?: string): string {
+export async function indexProject(client: ApiClient, flag: string | undefined, contextName?: string): Promise<string> {
   const ctx = getContext(contextName);
   const ref = flag ?? ctx.project ?? (ctx.kind === 'local' ? 'default' : undefined);
   if (!ref) throw new UsageError('no project selected', 'pass --project SLUG (or set PLATFORM_PROJECT)');
-  return ref;
+  if (Uuid.safeParse(ref).success) return ref;
+  return (await client.call(projectRoutes.get, { params: { projectID: ref } })).id;
 }
 
 /** Parses a JSON flag value, naming the flag when it is not JSON. */

@@ -54,7 +54,7 @@ export async function findDaemon(): Promise<DaemonInfo | undefined> {
  * Starts the daemon detached (its own process group, output to logs/daemon.log) and waits until
  * it writes its locator and answers /healthz. A second start returns the running one.
  */
-export async function startDaemon(opts: { port?: number } = {}): Promise<DaemonInfo & { alreadyRunning: boolean }> {
+export async function startDaemon(opts: { port?: number; env?: Record<string, string> } = {}): Promise<DaemonInfo & { alreadyRunning: boolean }> {
   const running = await findDaemon();
   if (running) return { ...running, alreadyRunning: true };
   const home = platformHome();
@@ -65,7 +65,7 @@ export async function startDaemon(opts: { port?: number } = {}): Promise<DaemonI
   const child = spawn(process.execPath, [main, '--port', String(port)], {
     detached: true,
     stdio: ['ignore', logFd, logFd],
-    env: { ...process.env, PLATFORM_HOME: home },
+    env: { ...process.env, ...opts.env, PLATFORM_HOME: home },
   });
   closeSync(logFd);
   let exited: number | null = null;

@@ -17,6 +17,7 @@ import { principalKey } from './services/auth/principal.js';
 import { SessionTokens } from './services/auth/session-tokens.js';
 import { accessProject } from './services/accounts/projects.js';
 import { migrate, type Db } from './store/db.js';
+import { isInternalCall } from './internal-call.js';
 
 export interface AppDeps {
   db: Db;
@@ -76,7 +77,7 @@ export function createApp(deps: AppDeps): App {
       const hosted = ctx.hooks.hostRoutes.find((h) => h.matches(String(req.headers.host ?? '')));
       if (hosted) {
         const principal = await credentials.resolve(req.headers.authorization);
-        const wait = buckets.take(principal ? principalKey(principal) : `ip:${ip}`);
+        const wait = isInternalCall(req) ? 0 : buckets.take(principal ? principalKey(principal) : `ip:${ip}`);
         if (wait > 0) throw tooMany('rate limit exceeded: slow down and retry after the time in Retry-After', wait);
         return await hosted.serve({ requestId, ip, principal, req, res });
       }

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { RateLimitConfig } from './http/rate-limit.js';
+import { cacheConfig, type CacheConfig } from './services/cache/config.js';
 import { messagingConfig, type MessagingConfig } from './services/messaging/config.js';
 
 export interface DaemonConfig {
@@ -96,24 +97,6 @@ export function workloadConfigFromEnv(env: NodeJS.ProcessEnv): WorkloadConfig {
   };
 }
 
-/** Cache instances (spec 3 §4.2); timers are knobs so tests need no real waiting. */
-export interface CacheConfig {
-  /** process (redis-server children) or docker (containers with host networking). */
-  driver: 'process' | 'docker';
-  serverBin: string;
-  dockerImage: string;
-  /** Test knob: a tiny maxmemory (e.g. "4mb") written instead of the size class's, so eviction is fast. */
-  maxmemoryOverride?: string;
-  healthIntervalMs: number;
-  startTimeoutMs: number;
-  restartBackoffMs: number;
-  statsBudgetMs: number;
-  /** Test knob: delay before the restart that applies a rotated password (default 0: at once). */
-  rotateRestartDelayMs: number;
-  /** Stop instances on a graceful daemon stop instead of leaving them for re-adoption. */
-  stopOnExit: boolean;
-}
-
 const num = (v: string | undefined, d: number) => (v !== undefined && v !== '' && Number.isFinite(Number(v)) ? Number(v) : d);
 
 export const defaultHome = () => process.env.PLATFORM_HOME || join(homedir(), '.platform');
@@ -136,18 +119,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
     },
     invokeAuthRequired: (env.INVOKE_AUTH_REQUIRED ?? 'true').toLowerCase() !== 'false',
     admin: { email: env.PLATFORM_ADMIN_EMAIL, password: env.PLATFORM_ADMIN_PASSWORD },
-    cache: {
-      driver: env.PLATFORM_CACHE_DRIVER === 'docker' ? 'docker' : 'process',
-      serverBin: env.PLATFORM_REDIS_SERVER || 'redis-server',
-      dockerImage: env.PLATFORM_CACHE_DOCKER_IMAGE || 'platform-redis:local',
-      maxmemoryOverride: env.PLATFORM_CACHE_MAXMEMORY_OVERRIDE || undefined,
-      healthIntervalMs: num(env.PLATFORM_CACHE_HEALTH_INTERVAL_MS, 2000),
-      startTimeoutMs: num(env.PLATFORM_CACHE_START_TIMEOUT_MS, 15_000),
-      restartBackoffMs: num(env.PLATFORM_CACHE_RESTART_BACKOFF_MS, 1000),
-      statsBudgetMs: num(env.PLATFORM_CACHE_STATS_BUDGET_MS, 3000),
-      rotateRestartDelayMs: num(env.PLATFORM_CACHE_ROTATE_RESTART_DELAY_MS, 0),
-      stopOnExit: env.PLATFORM_CACHE_STOP_ON_EXIT === '1' || env.PLATFORM_CACHE_STOP_ON_EXIT === 'true',
-    },
+    cache: cacheConfig(env),
     workloads: workloadConfigFromEnv(env),
     messaging: messagingConfig(env),
     secretsStore: env.PLATFORM_SECRETS_STORE === 'off' ? 'off' : 'local',

@@ -1,23 +1,12 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { archive, deployForm, waitState, type Entry } from './helpers.js';
+import { archive, deployForm, langgraphSample, waitState } from './helpers.js';
 
 /**
  * An agent end to end through the daemon. LangGraph cannot be installed here, so the upload
  * carries the shims helper's stand-in package (the framework's documented entry points) beside
  * the agent, the way a vendored dependency would travel.
  */
-const FIX = join(import.meta.dirname, '..', 'shims', 'fixtures');
-function walk(root: string, base = root): Entry[] {
-  return readdirSync(root).flatMap((n) => {
-    const p = join(root, n);
-    if (n === '__pycache__') return [];
-    return statSync(p).isDirectory() ? walk(p, base) : [{ name: relative(base, p), content: readFileSync(p, 'utf8') }];
-  });
-}
-
 let d: TestDaemon;
 let token: string;
 beforeAll(async () => {
@@ -28,8 +17,7 @@ afterAll(async () => d?.close());
 
 describe('langgraph agent through the daemon', () => {
   it('deploys, invokes and streams NDJSON', async () => {
-    const entries = [...walk(join(FIX, 'agent-langgraph')), ...walk(join(FIX, 'fake-frameworks')).filter((e) => e.name.startsWith('langgraph/'))];
-    const r = await deployForm(d, token, { name: 'graph', framework: 'langgraph' }, archive(entries));
+    const r = await deployForm(d, token, { name: 'graph', framework: 'langgraph' }, archive(langgraphSample()));
     expect(r.status).toBe(202);
     expect(r.body.agent).toMatchObject({ kind: 'agent', framework: 'langgraph' });
     expect(r.body.agent.runtime).toBeUndefined();

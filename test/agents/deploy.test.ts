@@ -151,6 +151,34 @@ describe('deploy a python function through HTTP', () => {
     expect(rm.body.env).toEqual({});
   });
 
+  it('a config change rolls a config revision and the next request serves it', async () => {
+    const q = `?project=${c.project.slug}`;
+    const get = await d.api('GET', `/v1/agents/hello/config${q}`, { token: c.member.token });
+    expect(get.status).toBe(200);
+    expect(get.body).toEqual({ agent: 'hello', config: {} });
+    const before = (await d.api('GET', `/v1/agents/hello${q}`, { token: c.member.token })).body.latest_revision as string;
+    const patch = await d.api('PATCH', `/v1/agents/hello/config${q}`, { token: c.member.token, body: { timeout_seconds: 5000, instance_size: 'small' } });
+    expect(patch.status).toBe(200);
+    const seq = Number(before.split('-').pop()) + 1;
+    expect(patch.body).toEqual({ agent: 'hello', config: { timeout_seconds: 5000, instance_size: 'small' }, config_updated: 2, latest_revision: `hello-${String(seq).padStart(5, '0')}` });
+    // Clamped at 900 when used, never rejected (spec 1 §8.5).
+    expect((await d.api('POST', `/v1/agents/hello/invoke${q}`, { body: { message: 'env' } })).body.PLATFORM_REQUEST_TIMEOUT_SECONDS).toBe('900');
+    const revs = await d.api('GET', `/v1/agents/hello/revisions${q}&page_size=1`, { token: c.member.token });
+    expect(revs.body.revisions[0]).toMatchObject({ reason: 'config', config: { timeout_seconds: 5000, instance_size: 'small' } });
+    const same = await d.api('PATCH', `/v1/agents/hello/config${q}`, { token: c.member.token, body: { instance_size: 'small' } });
+    expect(same.body).toMatchObject({ config_updated: 0, latest_revision: patch.body.latest_revision });
+    for (const [body, msg] of [
+      [{}, /empty config/],
+      [{ colour: 1 }, /unknown body field: colour/],
+      [{ instance_size: 'huge' }, /instance_size/],
+    ] as const) {
+      const r = await d.api('PATCH', `/v1/agents/hello/config${q}`, { token: c.member.token, body });
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.error).toMatch(msg);
+    }
+    expect((await d.api('PATCH', `/v1/agents/hello/config${q}`, { token: c.member.token, body: { timeout_seconds: 60 } })).status).toBe(200);
+  });
+
   it('redeploy without stored source is a 400', async () => {
     const q = `?project=${c.project.slug}`;
     expect((await deployForm(d, c.member.token, { name: 'empty', framework: 'function' }, archive({ 'main.py': HELLO_PY }), q)).status).toBe(202);

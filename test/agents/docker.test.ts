@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workloadConfigFromEnv } from '../../src/daemon/config.js';
 import { DockerDriver } from '../../src/daemon/runtime/docker-driver.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { HELLO_PY, archive, deployForm, sleep, waitState } from './helpers.js';
+import { HELLO_PY, archive, deployForm, langgraphSample, sleep, waitState } from './helpers.js';
 
 /**
  * The docker driver end to end. Needs a Docker engine and the locally built base image
@@ -42,17 +42,45 @@ describe.skipIf(Boolean(reason))('docker driver', { timeout: 180_000 }, () => {
     expect(info.HostConfig.NetworkMode).toBe('host');
     const hist = await d.api('GET', '/v1/agents/dock/logs/history', { token });
     expect(hist.body.lines.some((l: any) => l.message === 'handling container')).toBe(true);
+    const stream = await fetch(`${d.url}/v1/agents/dock/invoke/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'streamed' }) });
+    expect(stream.headers.get('content-type')).toMatch(/application\/x-ndjson/);
+    expect(JSON.parse((await stream.text()).trim())).toMatchObject({ reply: 'hello streamed' });
+
+    // Redeploy from stored source builds a second image; the new revision serves.
+    const firstImage = (d.db.prepare(`SELECT artifact FROM agents_revisions ORDER BY seq DESC LIMIT 1`).get() as { artifact: string }).artifact;
+    expect((await d.api('PUT', '/v1/agents/dock/files/main.py', { token, body: { content: HELLO_PY.replace('"hello "', '"ahoy "') } })).status).toBe(200);
+    expect((await d.api('POST', '/v1/agents/dock/redeploy', { token })).status).toBe(202);
+    await waitState(d, token, 'dock', 'ready', '', 170_000);
+    expect((await d.api('POST', '/v1/agents/dock/invoke', { body: { message: 'again' } })).body.reply).toBe('ahoy again');
+    const revs = (await d.api('GET', '/v1/agents/dock/revisions', { token })).body.revisions;
+    expect(revs.map((r: any) => r.name)).toEqual(['dock-00002', 'dock-00001']);
+    const secondImage = (d.db.prepare(`SELECT artifact FROM agents_revisions ORDER BY seq DESC LIMIT 1`).get() as { artifact: string }).artifact;
+    expect(secondImage).not.toBe(firstImage);
+    expect((await new Docker().getImage(secondImage).inspect()).Id).toMatch(/^sha256:/);
 
     // Scale to zero, then a cold start from the image.
     const deadline = Date.now() + 10_000;
     while ((d.db.prepare('SELECT COUNT(*) AS n FROM agents_instances').get() as { n: number }).n && Date.now() < deadline) await sleep(100);
     const t1 = performance.now();
-    expect((await d.api('POST', '/v1/agents/dock/invoke', { body: { message: 'cold' } })).body.reply).toBe('hello cold');
+    expect((await d.api('POST', '/v1/agents/dock/invoke', { body: { message: 'cold' } })).body.reply).toBe('ahoy cold');
     console.log(`cold start from zero (docker driver): ${(performance.now() - t1).toFixed(0)} ms`);
 
     const running = d.db.prepare(`SELECT container FROM agents_instances WHERE agent_id = (SELECT id FROM agents_agents WHERE name = 'dock')`).get() as { container: string };
     expect((await d.api('DELETE', '/v1/agents/dock', { token })).status).toBe(200);
     await expect(new Docker().getContainer(running.container).inspect()).rejects.toThrow();
+  });
+
+  it('runs an agent in the harness inside its container and streams NDJSON', async () => {
+    expect((await deployForm(d, token, { name: 'graph', framework: 'langgraph' }, archive(langgraphSample()))).status).toBe(202);
+    await waitState(d, token, 'graph', 'ready', '', 170_000);
+    const inv = await d.api('POST', '/v1/agents/graph/invoke', { body: { message: 'weather' } });
+    expect(inv.status).toBe(200);
+    expect(inv.body.output).toMatch(/facts about weather/);
+    const res = await fetch(`${d.url}/v1/agents/graph/invoke/stream`, { method: 'POST', body: JSON.stringify({ message: 'rain' }), headers: { 'content-type': 'application/json' } });
+    const lines = (await res.text()).trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines.at(-1).type).toBe('done');
+    expect((await d.api('DELETE', '/v1/agents/graph', { token })).status).toBe(200);
   });
 
   it('builds the uploaded Dockerfile for the container framework', async () => {

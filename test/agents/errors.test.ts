@@ -6,7 +6,10 @@ import { HELLO_PY, archive, deployForm, waitState } from './helpers.js';
 
 let d: TestDaemon;
 let c: Awaited<ReturnType<typeof cast>>;
-const code = () => archive({ 'main.py': HELLO_PY });
+// Built once: archive() runs python synchronously, and blocking the in-process daemon's event
+// loop for seconds lets its keep-alive timeout close a socket the client is about to reuse.
+let helloArchive: Buffer | undefined;
+const code = () => (helloArchive ??= archive({ 'main.py': HELLO_PY }));
 const fn = (name: string) => ({ name, framework: 'function', runtime: 'python' });
 
 beforeAll(async () => {
@@ -71,6 +74,17 @@ describe('deploy refusals', () => {
     expect(r.body.error).toMatch(/resolved to no project/);
   });
 
+  it('503 when the project secret store is not configured', async () => {
+    d.app.ctx.config.secretsStore = 'off';
+    try {
+      const r = await deployForm(d, c.member.token, fn('nostore'), code(), q());
+      expect(r.status).toBe(503);
+      expect(r.body.error).toMatch(/the project secret store is not configured/);
+    } finally {
+      d.app.ctx.config.secretsStore = 'local';
+    }
+  });
+
   it('an outsider gets 404 for the project; a platform admin without grants 403', async () => {
     expect((await deployForm(d, c.outsider.token, fn('out'), code(), q())).status).toBe(404);
     expect((await deployForm(d, c.platformAdmin.token, fn('out'), code(), q())).status).toBe(403);
@@ -115,6 +129,8 @@ describe('ownership', () => {
       ['PUT', '/v1/agents/mine/secrets', { A: 'b' }],
       ['PATCH', '/v1/agents/mine/secrets', { set: { A: 'b' } }],
       ['GET', '/v1/agents/mine/env'],
+      ['GET', '/v1/agents/mine/config'],
+      ['PATCH', '/v1/agents/mine/config', { timeout_seconds: 5 }],
       ['PATCH', '/v1/agents/mine/env', { set: { A: 'b' } }],
       ['GET', '/v1/agents/mine/files'],
       ['GET', '/v1/agents/mine/files/main.py'],
@@ -165,6 +181,26 @@ describe('ownership', () => {
     const r = await d.api('GET', `/v1/agents/ghost${q()}`, { token: c.admin.token });
     expect(r.status).toBe(404);
     expect(r.body.error).toBe('unknown agent ghost');
+  });
+
+  it('env PATCH refuses every name of the spec table, in set and in remove', async () => {
+    // Spec 1 §4.12, copied here rather than imported so the test checks the table, not itself.
+    const table = [
+      'MODEL_API_KEY', 'SVC_INTERNAL_TOKEN', 'SVC_PROJECT_KEY', 'VECTOR_STORE_API_KEY', 'PLATFORM_VECTORDB_API_KEY', 'CACHE_PASSWORD', 'PLATFORM_MEMORYSTORE_PASSWORD',
+      'CACHE_ADDR', 'CACHE_USERNAME', 'PLATFORM_MEMORYSTORE_ADDR', 'PLATFORM_MEMORYSTORE_USERNAME', 'VECTOR_STORE_URL', 'PLATFORM_VECTORDB_URL', 'SANDBOX_URL', 'SVC_API_URL', 'SVC_PUBSUB_URL', 'SVC_VECTORDB_URL', 'MCP_SERVERS',
+      'SVC_PROJECT_ID', 'PROJECT_SHORT', 'AGENT_NAME', 'AGENT_IMAGE',
+      'PLATFORM_REQUEST_TIMEOUT_SECONDS',
+      'MEMORY_MODE', 'MEMORY_INJECT', 'MEMORY_TTL_SECONDS', 'MEMORY_EXCLUDE_SENSITIVE', 'MEMORY_TOPICS', 'MEMORY_INSTRUCTIONS', 'KNOWLEDGE_ENABLED',
+      'LD_PRELOAD', 'PYTHONPATH', 'PATH', 'HOME', 'SECRETSTORE_ADDR', 'SECRETSTORE_TOKEN', 'BROKER_URL', 'BROKER_PASSWORD', 'TOOL_SANDBOX', 'ORCHESTRATOR_SERVICE_ANYTHING',
+    ];
+    for (const body of [{ set: Object.fromEntries(table.map((k) => [k, 'x'])) }, { remove: table }]) {
+      const r = await d.api('PATCH', `/v1/agents/mine/env${q()}`, { token: c.member.token, body });
+      expect(r.status).toBe(400);
+      for (const k of table) expect(r.body.error, k).toContain(k);
+    }
+    for (const k of ['MODEL_BASE_URL', 'CHAT_MODEL', 'EMBED_MODEL', 'EMBED_BASE_URL']) {
+      expect((await d.api('PATCH', `/v1/agents/mine/env${q()}`, { token: c.member.token, body: { remove: [k] } })).status, k).toBe(200);
+    }
   });
 
   it('refuses platform-owned env names, each named', async () => {

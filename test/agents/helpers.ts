@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { Agent, FormData, fetch } from 'undici';
 import type { TestDaemon } from '../helpers/daemon.js';
 
 export interface Entry {
@@ -14,8 +17,14 @@ export interface Entry {
  * Builds a .tar.gz with Python's tarfile, which writes any entry name or type we ask for:
  * the unsafe archives (symlinks, `../`, huge files) cannot be made with a well-behaved packer.
  */
+const built = new Map<string, Buffer>();
+
 export function archive(entries: Entry[] | Record<string, string>): Buffer {
   const list: Entry[] = Array.isArray(entries) ? entries : Object.entries(entries).map(([name, content]) => ({ name, content }));
+  // Same entries, same bytes: python runs once per distinct archive (it blocks the event loop).
+  const key = JSON.stringify(list);
+  const hit = built.get(key);
+  if (hit) return hit;
   const script = `
 import io, json, sys, tarfile
 spec = json.load(sys.stdin)
@@ -34,7 +43,9 @@ with tarfile.open(fileobj=buf, mode="w:gz") as t:
             info.size = len(data); info.mode = 0o644; t.addfile(info, io.BytesIO(data))
 sys.stdout.buffer.write(buf.getvalue())
 `;
-  return execFileSync('python3', ['-c', script], { input: JSON.stringify(list), maxBuffer: 256 * 1024 * 1024 });
+  const out = execFileSync('python3', ['-c', script], { input: key, maxBuffer: 256 * 1024 * 1024 });
+  built.set(key, out);
+  return out;
 }
 
 export const HELLO_PY = `import os, sys
@@ -54,6 +65,13 @@ def handle(event):
     return {"reply": "hello " + str(event.get("message")), "pid": os.getpid(), "keys": sorted(event.keys())}
 `;
 
+/**
+ * Deploys go over a connection of their own: archive() blocks the event loop while python runs,
+ * and a pooled socket left idle through the block can be closed by the in-process daemon's
+ * keep-alive timeout at the moment it is reused (ECONNRESET).
+ */
+const freshConnection = new Agent({ pipelining: 0 });
+
 export async function deployForm(
   d: TestDaemon,
   token: string | undefined,
@@ -64,7 +82,7 @@ export async function deployForm(
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
   if (code) form.append('code', new Blob([new Uint8Array(code)]), 'code.tar.gz');
-  const res = await fetch(`${d.url}/v1/agents${query}`, { method: 'POST', body: form, headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const res = await fetch(`${d.url}/v1/agents${query}`, { method: 'POST', body: form, headers: token ? { authorization: `Bearer ${token}` } : {}, dispatcher: freshConnection });
   const text = await res.text();
   let body: any = text;
   try {
@@ -90,3 +108,17 @@ export async function waitState(d: TestDaemon, token: string, name: string, want
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The LangGraph sample agent with the shims' stand-in framework package beside it (as a vendored dependency). */
+export function langgraphSample(): Entry[] {
+  const fix = join(import.meta.dirname, '..', 'shims', 'fixtures');
+  return [...walk(join(fix, 'agent-langgraph')), ...walk(join(fix, 'fake-frameworks')).filter((e) => e.name.startsWith('langgraph/'))];
+}
+
+function walk(root: string, base = root): Entry[] {
+  return readdirSync(root).flatMap((n) => {
+    const p = join(root, n);
+    if (n === '__pycache__') return [];
+    return statSync(p).isDirectory() ? walk(p, base) : [{ name: relative(base, p), content: readFileSync(p, 'utf8') }];
+  });
+}

@@ -74,12 +74,14 @@ describe.skipIf(!haveRedis || !haveRedisCli)('platform cache (CLI)', () => {
     const rot = await sb.run(['cache', 'rotate', 'cli-cache', '--json']);
     expect(rot.exitCode).toBe(0);
     expect(rot.json.credential.password).not.toBe(password);
-    // Wait for the restart that applies it, then connect uses the new one.
-    let out = '';
-    for (let i = 0; i < 100 && out !== 'yes'; i++) {
-      out = (await sb.run(['cache', 'connect', 'cli-cache', '--', 'GET', 'via-cli'])).stdout.trim();
-      if (out !== 'yes') await new Promise((r) => setTimeout(r, 100));
-    }
+    // Wait for the restart that applies it (a direct PING, cheaper than a CLI run per try), then
+    // connect uses the new one.
+    const { authedCommand } = await import('../../src/daemon/services/cache/resp.js');
+    const port = Number(new URL(rot.json.credential.uri).port);
+    await waitFor('the rotated password', async () =>
+      (await authedCommand(port, rot.json.credential.password, ['PING'], 1000).catch(() => undefined)) === 'PONG' ? true : undefined,
+    );
+    const out = (await sb.run(['cache', 'connect', 'cli-cache', '--', 'GET', 'via-cli'])).stdout.trim();
     expect(out).toBe('yes');
     const noYes = await sb.run(['cache', 'delete', 'cli-cache']);
     expect(noYes.exitCode).toBe(2);

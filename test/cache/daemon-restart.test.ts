@@ -2,9 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Docker from 'dockerode';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { haveRedis, pidAlive, waitFor } from './helpers.js';
+import { CACHE_IMAGE, dockerSkipReason, haveRedis, pidAlive, waitFor } from './helpers.js';
 
 const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'daemon', 'main.js');
 const ADMIN = { email: 'admin@example.test', password: 'Admin-Password-123' };
@@ -78,8 +79,8 @@ async function withRedis<T>(uri: string, fn: (r: Redis) => Promise<T>): Promise<
 
 /**
  * The real daemon process (dist/daemon/main.js): a graceful stop leaves instances running and
- * the next daemon re-adopts them; after a daemon crash with the server also dead, the next
- * daemon restarts it from its append-only file with the data intact.
+ * the next daemon re-adopts them; so does a kill -9 of the daemon; after a daemon crash with the
+ * server also dead, the next daemon restarts it from its append-only file with the data intact.
  */
 describe.skipIf(!haveRedis || !existsSync(MAIN))('cache instances across daemon restarts (real daemon process)', () => {
   const home = mkdtempSync(join(tmpdir(), 'platform-cache-restart-'));
@@ -101,7 +102,7 @@ describe.skipIf(!haveRedis || !existsSync(MAIN))('cache instances across daemon 
     rmSync(home, { recursive: true, force: true });
   });
 
-  it('re-adopts after a graceful stop and restarts with data intact after a crash', async () => {
+  it('re-adopts after a graceful stop and after kill -9, and restarts with data intact after crashes', async () => {
     current = await startDaemonProcess(home);
     const projects = await call(current, 'GET', '/v1/projects');
     const projectId = projects.body.projects.find((p: any) => p.slug === 'default').id;
@@ -127,21 +128,93 @@ describe.skipIf(!haveRedis || !existsSync(MAIN))('cache instances across daemon 
     expect(adopted.state).toBe('ready');
     expect(Number(readFileSync(pidFile, 'utf8'))).toBe(firstPid);
 
+    // kill -9 of the daemon alone: the server never notices; the next daemon re-adopts it again.
+    await withRedis(uri, (r) => r.set('after-adoption', 'written'));
+    current.child.kill('SIGKILL');
+    await current.exited;
+    expect(pidAlive(firstPid)).toBe(true);
+    expect(await withRedis(uri, (r) => r.get('after-adoption'))).toBe('written');
+    current = await startDaemonProcess(home);
+    const readopted = await waitView(current, `${path}/durable`, (v) => v.ready, 'ready after a daemon kill -9');
+    expect(readopted).toMatchObject({ state: 'ready', ready: true });
+    expect(Number(readFileSync(pidFile, 'utf8'))).toBe(firstPid);
+    // The re-adopted server is supervised: stats read it, and its crash (it cannot be awaited,
+    // only probed) shows as degraded and is followed by a restart from its data.
+    const stats = await call(current, 'GET', `${path}/durable/stats`);
+    expect(stats.status).toBe(200);
+    expect(stats.body.db_keys).toBe(2);
+    process.kill(firstPid, 'SIGKILL');
+    await waitView(current, `${path}/durable`, (v) => v.state === 'degraded', 'degraded after the adopted server died');
+    await waitView(current, `${path}/durable`, (v) => v.ready, 'ready after the supervisor restart');
+    const restartedPid = Number(readFileSync(pidFile, 'utf8'));
+    expect(restartedPid).not.toBe(firstPid);
+    expect(await withRedis(uri, (r) => r.get('after-adoption'))).toBe('written');
+
     // A daemon crash and a server crash together: the next daemon restarts the server from its data.
     current.child.kill('SIGKILL');
     await current.exited;
-    process.kill(firstPid, 'SIGKILL');
-    await waitFor('the server to die', async () => (pidAlive(firstPid) ? undefined : true));
+    process.kill(restartedPid, 'SIGKILL');
+    await waitFor('the server to die', async () => (pidAlive(restartedPid) ? undefined : true));
     current = await startDaemonProcess(home, { PLATFORM_CACHE_STOP_ON_EXIT: '1' });
     await waitView(current, `${path}/durable`, (v) => v.ready, 'ready after restart');
     const secondPid = Number(readFileSync(pidFile, 'utf8'));
-    expect(secondPid).not.toBe(firstPid);
+    expect(secondPid).not.toBe(restartedPid);
     expect(await withRedis(uri, (r) => r.get('survives'))).toBe('daemon restarts');
+    expect(await withRedis(uri, (r) => r.get('after-adoption'))).toBe('written');
 
     // With PLATFORM_CACHE_STOP_ON_EXIT=1 a graceful stop also stops the servers.
     current.child.kill('SIGTERM');
     await current.exited;
     await waitFor('the server to stop with the daemon', async () => (pidAlive(secondPid) ? undefined : true), 10_000);
+  }, 60_000);
+});
+
+const dockerSkip = await dockerSkipReason();
+if (dockerSkip) console.warn(`SKIPPED cache docker kill -9 re-adoption test: ${dockerSkip}`);
+
+/** The same under the docker driver: a daemon killed with -9 leaves the container; the next daemon adopts it. */
+describe.skipIf(Boolean(dockerSkip) || !existsSync(MAIN))('docker driver: a daemon kill -9 leaves the container for the next daemon', () => {
+  const home = mkdtempSync(join(tmpdir(), 'platform-cache-docker-kill-'));
+  let current: Proc | undefined;
+  afterAll(async () => {
+    if (current && current.child.exitCode === null) {
+      current.child.kill('SIGTERM');
+      await current.exited;
+    }
+    // A failure midway must not leave a container behind.
+    for (const id of existsSync(join(home, 'cache')) ? readdirSync(join(home, 'cache')) : []) {
+      await new Docker().getContainer(`platform-cache-${id}`).remove({ force: true }).catch(() => {});
+    }
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('re-adopts the same container with its data', async () => {
+    const env = { PLATFORM_CACHE_DRIVER: 'docker', PLATFORM_CACHE_DOCKER_IMAGE: CACHE_IMAGE };
+    current = await startDaemonProcess(home, env);
+    const projects = await call(current, 'GET', '/v1/projects');
+    const path = `/v1/projects/${projects.body.projects.find((p: any) => p.slug === 'default').id}/memorystores`;
+    const created = await call(current, 'POST', path, { name: 'boxed' });
+    expect(created.status).toBe(201);
+    const uri = created.body.credential.uri as string;
+    await waitView(current, `${path}/boxed`, (v) => v.ready, 'ready on the first daemon');
+    await withRedis(uri, (r) => r.set('k', 'kept'));
+    const container = new Docker().getContainer(`platform-cache-${readdirOne(home)}`);
+    const before = await container.inspect();
+
+    current.child.kill('SIGKILL');
+    await current.exited;
+    expect((await container.inspect()).State.Running).toBe(true);
+    current = await startDaemonProcess(home, { ...env, PLATFORM_CACHE_STOP_ON_EXIT: '1' });
+    await waitView(current, `${path}/boxed`, (v) => v.ready, 'ready after the daemon kill -9');
+    const after = await container.inspect();
+    expect(after.Id).toBe(before.Id);
+    expect(after.State.StartedAt).toBe(before.State.StartedAt);
+    expect(await withRedis(uri, (r) => r.get('k'))).toBe('kept');
+
+    // The graceful stop with STOP_ON_EXIT removes the container.
+    current.child.kill('SIGTERM');
+    await current.exited;
+    await expect(container.inspect()).rejects.toThrow(/no such container/i);
   }, 60_000);
 });
 

@@ -1,36 +1,15 @@
-import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cast } from '../helpers/fixtures.js';
 import type { TestDaemon } from '../helpers/daemon.js';
-import { base, createInstance, haveRedis, instanceRow, startCacheDaemon, waitFor, waitState } from './helpers.js';
+import { CACHE_IMAGE as IMAGE, base, createInstance, dockerSkipReason, haveRedisCli, instanceRow, redisCli, startCacheDaemon, waitFor, waitState } from './helpers.js';
 
-const IMAGE = 'platform-redis:local';
 const docker = new Docker();
 
-/** The docker driver needs an engine and the local redis image (built from the machine's redis-server). */
-async function dockerReason(): Promise<string | undefined> {
-  if (!haveRedis) return 'redis-server is not installed (the image is built from it)';
-  try {
-    await docker.ping();
-  } catch (e) {
-    return `no Docker engine answers (${(e as Error).message}); start one with: dockerd --bridge=none --iptables=false &`;
-  }
-  try {
-    await docker.getImage(IMAGE).inspect();
-  } catch {
-    try {
-      execFileSync(join(import.meta.dirname, '..', '..', 'scripts', 'build-redis-image.sh'), [IMAGE], { stdio: 'pipe' });
-    } catch (e) {
-      return `cannot build ${IMAGE}: ${(e as Error).message}`;
-    }
-  }
-  return undefined;
-}
-
-const skipReason = await dockerReason();
+const skipReason = await dockerSkipReason();
 if (skipReason) console.warn(`SKIPPED cache docker-driver tests: ${skipReason}`);
 
 describe.skipIf(Boolean(skipReason))('cache instances under the docker driver', () => {
@@ -54,12 +33,16 @@ describe.skipIf(Boolean(skipReason))('cache instances under the docker driver', 
     expect(info.HostConfig.Memory).toBe(256 * 1024 * 1024);
 
     const redis = () => new Redis(made.credential.uri, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    // The same redis.conf as the process driver: the password is required in the container too.
+    if (haveRedisCli) expect(await redisCli(row.port, undefined, ['GET', 'x'])).toMatch(/NOAUTH/);
     const r1 = redis();
     await r1.connect();
     await r1.set('in-a-container', 'yes');
     r1.disconnect();
     const stats = await d.api('GET', `${base(c.project.id)}/boxed/stats`, { token: c.member.token });
     expect(stats.body).toMatchObject({ maxmemory_bytes: 192 * 1024 * 1024, maxmemory_policy: 'allkeys-lru', db_keys: 1 });
+    const { authedCommand } = await import('../../src/daemon/services/cache/resp.js');
+    expect(await authedCommand(row.port, made.credential.password, ['INFO', 'persistence'], 2000)).toMatch(/aof_enabled:1/);
 
     await container.kill();
     await waitState(d, c.member.token, c.project.id, 'boxed', 'degraded', 10_000);
@@ -82,6 +65,27 @@ describe.skipIf(Boolean(skipReason))('cache instances under the docker driver', 
     const h = await d.api('GET', '/cache/healthz');
     expect(h.body.checks.orchestration).toBe('ok');
   }, 90_000);
+});
+
+describe.skipIf(Boolean(skipReason))('docker driver: external exposure', () => {
+  it('serves TLS from the container with the certificate of the local CA', async () => {
+    const d = await startCacheDaemon({ driver: 'docker', dockerImage: IMAGE });
+    try {
+      const token = await d.adminToken();
+      const projectId = (d.db.prepare(`SELECT id FROM acct_projects WHERE slug = 'default'`).get() as { id: string }).id;
+      const made = await createInstance(d, token, projectId, { name: 'boxed-tls', external_exposure: true, persistence: { enabled: false } });
+      const view = await waitState(d, token, projectId, 'boxed-tls', 'ready', 30_000);
+      const row = instanceRow(d, projectId, 'boxed-tls')!;
+      expect(view).toMatchObject({ externally_reachable: true, external_endpoint: `rediss://127.0.0.1:${row.tls_port}` });
+      const ca = readFileSync(join(d.home, 'keys', 'cache-ca.crt'));
+      const r = new Redis({ host: '127.0.0.1', port: row.tls_port!, password: made.credential.password, tls: { ca }, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      await r.connect();
+      expect(await r.ping()).toBe('PONG');
+      r.disconnect();
+    } finally {
+      await d.close();
+    }
+  }, 60_000);
 });
 
 describe.skipIf(Boolean(skipReason))('docker driver: a daemon restart re-adopts the running container', () => {

@@ -1,9 +1,11 @@
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Docker from 'dockerode';
 import { execa } from 'execa';
 import { expect } from 'vitest';
-import { configFromEnv, type CacheConfig, type DaemonConfig } from '../../src/daemon/config.js';
+import { configFromEnv, type DaemonConfig } from '../../src/daemon/config.js';
+import type { CacheConfig } from '../../src/daemon/services/cache/config.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 
 /** Real redis-server and redis-cli are required; without them the suites skip and say why. */
@@ -97,4 +99,31 @@ export async function redisCli(port: number, password: string | undefined, args:
     timeout: 10_000,
   });
   return `${r.stdout}${r.stderr}`.trim();
+}
+
+/** The local image the docker driver runs (scripts/build-redis-image.sh). */
+export const CACHE_IMAGE = 'platform-redis:local';
+
+/**
+ * Why the docker-driver tests cannot run here, or undefined when they can: they need an engine
+ * and the local redis image, which is built from the machine's redis-server when missing.
+ */
+export async function dockerSkipReason(): Promise<string | undefined> {
+  if (!haveRedis) return 'redis-server is not installed (the image is built from it)';
+  const docker = new Docker();
+  try {
+    await docker.ping();
+  } catch (e) {
+    return `no Docker engine answers (${(e as Error).message}); start one with: dockerd --bridge=none --iptables=false &`;
+  }
+  try {
+    await docker.getImage(CACHE_IMAGE).inspect();
+  } catch {
+    try {
+      execFileSync(join(import.meta.dirname, '..', '..', 'scripts', 'build-redis-image.sh'), [CACHE_IMAGE], { stdio: 'pipe' });
+    } catch (e) {
+      return `cannot build ${CACHE_IMAGE}: ${(e as Error).message}`;
+    }
+  }
+  return undefined;
 }

@@ -46,6 +46,8 @@ export function cliSandbox(env: Record<string, string> = {}) {
   };
   return {
     home,
+    /** The environment every run gets, for tests that spawn a long-running command themselves. */
+    env: baseEnv,
     run,
     async stop() {
       await run(['daemon', 'stop']);

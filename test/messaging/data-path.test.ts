@@ -97,6 +97,33 @@ describe('publish, pull, acknowledge (spec 3 §4.3)', () => {
     await ack(d, c.member.token, p, 't', 'a', [r.body.messages[0].ack_id]);
   });
 
+  it('a long poll is woken when a lease expires: the redelivery returns at the deadline, not at timeout_ms', async () => {
+    await makeTopic(d, c.admin.token, p, 'lease');
+    await makeSub(d, c.admin.token, p, 'lease', 'l', { ack_deadline_seconds: 1 });
+    await publish(d, c.member.token, p, 'lease', [{ text: 'again' }]);
+    const first = await pull(d, c.member.token, p, 'lease', 'l');
+    expect(first.body.messages).toMatchObject([{ delivery_attempt: 1 }]);
+    const started = Date.now();
+    const r = await pull(d, c.member.token, p, 'lease', 'l', { timeout_ms: 10_000 });
+    const elapsed = Date.now() - started;
+    expect(r.body.messages).toMatchObject([{ id: first.body.messages[0].id, delivery_attempt: 2 }]);
+    expect(elapsed).toBeGreaterThanOrEqual(800);
+    expect(elapsed).toBeLessThan(3_000);
+    await ack(d, c.member.token, p, 'lease', 'l', [r.body.messages[0].ack_id]);
+  });
+
+  it('one publish wakes every waiting long poll of every subscription at once', async () => {
+    await makeTopic(d, c.admin.token, p, 'fan');
+    for (const s of ['x', 'y', 'z']) await makeSub(d, c.admin.token, p, 'fan', s);
+    const started = Date.now();
+    const waiting = ['x', 'y', 'z'].map((s) => pull(d, c.member.token, p, 'fan', s, { timeout_ms: 10_000 }));
+    await new Promise((r) => setTimeout(r, 100));
+    await publish(d, c.member.token, p, 'fan', [{ text: 'to all' }]);
+    const got = await Promise.all(waiting);
+    expect(got.map((r) => r.body.messages.map(text))).toEqual([['to all'], ['to all'], ['to all']]);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
   it('an empty long poll waits timeout_ms and returns no messages', async () => {
     const started = Date.now();
     const r = await pull(d, c.member.token, p, 't', 'a', { timeout_ms: 300 });

@@ -1,4 +1,6 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +13,17 @@ const ADMIN = { email: 'admin@example.test', password: 'Admin-Password-123' };
 /** The real daemon process (the built dist), as `platform daemon start` runs it. */
 async function spawnDaemon(home: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [MAIN, '--port', '0'], {
-    env: { ...process.env, PLATFORM_HOME: home, PLATFORM_ADMIN_EMAIL: ADMIN.email, PLATFORM_ADMIN_PASSWORD: ADMIN.password, PLATFORM_RATE_LIMIT_BURST: '0' },
+    env: {
+      ...process.env,
+      PLATFORM_HOME: home,
+      PLATFORM_ADMIN_EMAIL: ADMIN.email,
+      PLATFORM_ADMIN_PASSWORD: ADMIN.password,
+      PLATFORM_RATE_LIMIT_BURST: '0',
+      // The push subscription below delivers to a receiver in this test process.
+      PLATFORM_PUBSUB_ALLOW_LOOPBACK_PUSH: 'true',
+      PLATFORM_PUBSUB_PUSH_BACKOFF_BASE_MS: '20',
+      PLATFORM_PUBSUB_PUSH_BACKOFF_MAX_MS: '100',
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -55,8 +67,28 @@ if (!existsSync(MAIN)) console.warn(`SKIPPED: ${MAIN} is missing; run npm run bu
 
 const home = mkdtempSync(join(tmpdir(), 'platform-msg-crash-'));
 const children: ChildProcess[] = [];
-afterAll(() => {
+
+/** A push receiver that answers 503 until `accept` is set, then 204, recording what it accepted. */
+const rx = {
+  accept: false,
+  accepted: new Set<string>(),
+  url: '',
+  server: createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    if (!rx.accept) return res.writeHead(503).end('not yet');
+    rx.accepted.add(Buffer.concat(chunks).toString());
+    res.writeHead(204).end();
+  }),
+};
+beforeAll(async () => {
+  await new Promise<void>((r) => rx.server.listen(0, '127.0.0.1', () => r()));
+  rx.url = `http://127.0.0.1:${(rx.server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  rx.server.closeAllConnections();
+  await new Promise((r) => rx.server.close(r));
   rmSync(home, { recursive: true, force: true });
 });
 
@@ -71,8 +103,15 @@ describe('durability with the real daemon process (kill -9)', () => {
     expect((await call(first.url, 'POST', `${base}/ledger/subscriptions`, token, { name: 'audit', ack_deadline_seconds: 600 })).status).toBe(201);
     await untilReady(first.url, token, `${base}/ledger/subscriptions/audit`);
 
+    // A push subscription whose receiver refuses everything until the restart: nothing is acknowledged by push before the kill.
+    expect(
+      (await call(first.url, 'POST', `${base}/ledger/subscriptions`, token, { name: 'hook', max_deliver: 1_000_000, deliver: { mode: 'push', push: { url: `${rx.url}/hook`, content_mode: 'cloudevents-binary' } } })).status,
+    ).toBe(201);
+    await untilReady(first.url, token, `${base}/ledger/subscriptions/hook`);
+
     // A publishing load: 4 concurrent publishers, 20 messages per call, until the kill.
     const confirmed = new Set<string>();
+    const statuses = new Map<string, number>();
     let stop = false;
     let failures = 0;
     const publisher = async (w: number) => {
@@ -80,22 +119,31 @@ describe('durability with the real daemon process (kill -9)', () => {
         const texts = Array.from({ length: 20 }, (_, i) => `w${w}-b${n}-m${i}`);
         try {
           const r = await call(first.url, 'POST', `${base}/ledger:publish`, token, { messages: texts.map((text) => ({ text })) });
+          statuses.set(String(r.status), (statuses.get(String(r.status)) ?? 0) + 1);
           if (r.status === 200) texts.forEach((t) => confirmed.add(t));
-        } catch {
-          failures++; // the connection died with the daemon: not confirmed, so not owed
-          return;
+        } catch (e) {
+          // The connection died with the daemon: not confirmed, so not owed. Before the kill, retry.
+          failures++;
+          if (stop) return;
+          const why = String((e as Error & { cause?: { code?: string } }).cause?.code ?? (e as Error).message);
+          statuses.set(why, (statuses.get(why) ?? 0) + 1);
         }
       }
     };
     const load = [0, 1, 2, 3].map(publisher);
-    while (confirmed.size < 2_000) await new Promise((r) => setTimeout(r, 5));
+    const deadline = Date.now() + 60_000;
+    while (confirmed.size < 2_000) {
+      if (Date.now() > deadline) throw new Error(`only ${confirmed.size} publishes confirmed in 60 s; answers: ${JSON.stringify([...statuses])}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
     // Some messages are delivered and left unacknowledged (deadline 600 s) before the crash.
     const leased = await call(first.url, 'POST', `${base}/ledger/subscriptions/audit:pull`, token, { max_messages: 50, timeout_ms: 0 });
     expect(leased.body.messages).toHaveLength(50);
+    const exited = new Promise((r) => first.child.once('exit', r));
     first.child.kill('SIGKILL');
     stop = true;
     await Promise.all(load);
-    await new Promise((r) => first.child.once('exit', r));
+    await exited;
     expect(first.child.signalCode).toBe('SIGKILL');
 
     const second = await spawnDaemon(home);
@@ -117,11 +165,19 @@ describe('durability with the real daemon process (kill -9)', () => {
     }
     const missing = [...confirmed].filter((t) => !received.has(t));
     expect(missing, `${missing.length} confirmed publishes lost of ${confirmed.size}`).toEqual([]);
+    // Push: the receiver now accepts, and every confirmed publish reaches it at least once.
+    rx.accept = true;
+    const pushDeadline = Date.now() + 60_000;
+    while ([...confirmed].some((t) => !rx.accepted.has(t)) && Date.now() < pushDeadline) await new Promise((r) => setTimeout(r, 20));
+    const notPushed = [...confirmed].filter((t) => !rx.accepted.has(t));
+    expect(notPushed, `${notPushed.length} confirmed publishes never pushed of ${confirmed.size}`).toEqual([]);
     expect(ids.size).toBe(received.size); // ids stay unique across the restart (a new ledger per load)
     // The 50 leased before the crash come back at once (the broker restart ends every consumer), as attempt 2.
     for (const m of leased.body.messages) expect(received.get(Buffer.from(m.data, 'base64').toString())).toBe(2);
-    console.info(`durability: ${confirmed.size} confirmed before kill -9, ${received.size} delivered after restart, ${failures} publishers cut off`);
+    console.info(
+      `durability: ${confirmed.size} confirmed before kill -9, ${received.size} pulled and ${rx.accepted.size} pushed after restart, ${failures} publishes cut off`,
+    );
     second.child.kill('SIGTERM');
     await new Promise((r) => second.child.once('exit', r));
-  }, 60_000);
+  }, 180_000);
 });

@@ -20,6 +20,7 @@ function receiver() {
   const counts = new Map<string, number>();
   const inflight = new Map<string, number>();
   const maxInflight = new Map<string, number>();
+  const endlessClosed: number[] = [];
   const server: Server = createServer(async (req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -46,6 +47,20 @@ function receiver() {
         res.writeHead(204).end();
       }, 15);
     }
+    if (path.startsWith('/fail-first')) {
+      // Every message fails its first attempt: later messages must not overtake it when ordered.
+      const body = Buffer.concat(chunks).toString();
+      const tries = (counts.get(`${path} ${body}`) ?? 0) + 1;
+      counts.set(`${path} ${body}`, tries);
+      return tries === 1 ? res.writeHead(503).end('not yet') : res.writeHead(204).end();
+    }
+    if (path.startsWith('/endless-error')) {
+      // 128 KiB of body and never an end: only a reader that stops at 64 KiB sees the status in time.
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      res.write('x'.repeat(128 * 1024));
+      res.on('close', () => endlessClosed.push(Date.now()));
+      return;
+    }
     if (path.startsWith('/redirect')) return res.writeHead(302, { location: '/ok-after-redirect' }).end();
     if (path.startsWith('/function-error')) return res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"handler raised ValueError"}');
     if (path.startsWith('/huge-error')) {
@@ -58,6 +73,7 @@ function receiver() {
   return {
     seen,
     maxInflight,
+    endlessClosed,
     at: (path: string) => seen.filter((s) => s.path === path),
     async listen() {
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -206,6 +222,24 @@ describe('push delivery (spec 3 §6)', () => {
     expect(await until(() => backlog('doomed'), (n) => n === 0)).toBe(0);
   });
 
+  it('at most 64 KiB of a response body is read: an endless error body still fails fast with its status', async () => {
+    await makeSub(d, c.admin.token, p, 'orders', 'endless', {
+      start_from: 'new',
+      deliver: { mode: 'push', push: { url: `${base}/endless-error` } },
+      dead_letter: { topic: 'dlq', after_attempts: 1 },
+    });
+    await publish(d, c.member.token, p, 'orders', [{ text: 'never ending' }]);
+    const parked = await until(() => pull(d, c.member.token, p, 'dlq', 'inspect', { timeout_ms: 200 }), (r) => r.body.messages.some((m: any) => text(m) === 'never ending'));
+    const m = parked.body.messages.find((x: any) => text(x) === 'never ending');
+    // The status, not the 300 ms deadline: the worker stopped reading and closed the connection.
+    expect(m.attributes['cai-dead-letter-last-error']).toMatch(/^status 500: x+$/);
+    const [hit] = rx.at('/endless-error');
+    expect(await until(() => rx.endlessClosed.length, (n) => n > 0)).toBe(1);
+    expect(rx.endlessClosed[0]! - hit!.at).toBeLessThan(300);
+    // Later tests publish to the same topic: this subscription must not take their messages.
+    expect((await d.api('DELETE', subPath(p, 'orders', 'endless'), { token: c.admin.token })).status).toBe(202);
+  });
+
   it('a redirect is never followed and counts as a failure; without a dead-letter topic the message is dropped after max_deliver', async () => {
     await makeSub(d, c.admin.token, p, 'orders', 'redir', { start_from: 'new', max_deliver: 2, deliver: { mode: 'push', push: { url: `${base}/redirect` } } });
     await publish(d, c.member.token, p, 'orders', [{ text: 'go elsewhere' }]);
@@ -228,12 +262,6 @@ describe('push delivery (spec 3 §6)', () => {
     expect(m.attributes['cai-dead-letter-last-error']).toMatch(/^status 400: .*handler raised/);
     expect(rx.at('/function-error')).toHaveLength(2);
   });
-
-  // Needs the agents/functions area (deploying a function), built in parallel on another branch.
-  // The url rule (<name>-<project_short>.<domain>) and the pushTargets hook are in place; a
-  // function-style target (204 on success, 400 on handler exception) is covered above.
-  it.skip('a deployed function as push target (needs the agents area; see the warning)', () => {});
-  console.warn('SKIPPED: push to a deployed function needs the agents/functions area, which is not in the messaging branch');
 
   it('key-shared push keeps one delivery per key in flight, in publish order; exclusive delivers one at a time', async () => {
     await makeSub(d, c.admin.token, p, 'orders', 'keyed', {
@@ -261,6 +289,33 @@ describe('push delivery (spec 3 §6)', () => {
     const solo = await until(() => rx.at('/slowish/solo'), (v) => unique(v) >= 6);
     expect([...new Set(solo.map((h) => h.body.toString()))]).toEqual(['s0', 's1', 's2', 's3', 's4', 's5']);
     expect(rx.maxInflight.get('/slowish/solo')).toBe(1);
+  });
+
+  it('a failed message blocks its successors until it succeeds: per key for key-shared, for all of exclusive and failover', async () => {
+    await makeSub(d, c.admin.token, p, 'orders', 'held', {
+      start_from: 'new',
+      type: 'key-shared',
+      deliver: { mode: 'push', push: { url: `${base}/fail-first/held`, content_mode: 'cloudevents-binary' } },
+    });
+    await publish(d, c.member.token, p, 'orders', Array.from({ length: 6 }, (_, i) => ({ text: `${i % 2 ? 'b' : 'a'}-${i >> 1}`, key: i % 2 ? 'b' : 'a' })));
+    const hits = await until(() => rx.at('/fail-first/held'), (v) => v.length >= 12);
+    for (const k of ['a', 'b']) {
+      const seen = hits.filter((h) => h.headers['ce-subject'] === k).map((h) => `${h.body.toString()}#${h.headers['ce-deliveryattempt']}`);
+      expect(seen).toEqual([`${k}-0#1`, `${k}-0#2`, `${k}-1#1`, `${k}-1#2`, `${k}-2#1`, `${k}-2#2`]);
+    }
+    expect(await until(() => backlog('held'), (n) => n === 0)).toBe(0);
+    for (const type of ['exclusive', 'failover']) {
+      await makeSub(d, c.admin.token, p, 'orders', `held-${type}`, {
+        start_from: 'new',
+        type,
+        deliver: { mode: 'push', push: { url: `${base}/fail-first/${type}`, content_mode: 'cloudevents-binary' } },
+      });
+      await publish(d, c.member.token, p, 'orders', ['x', 'y', 'z'].map((t, i) => ({ text: `${type}-${t}`, key: `k${i}` })));
+      const got = await until(() => rx.at(`/fail-first/${type}`), (v) => v.length >= 6);
+      expect(got.map((h) => `${h.body.toString()}#${h.headers['ce-deliveryattempt']}`)).toEqual(
+        ['x', 'y', 'z'].flatMap((t) => [`${type}-${t}#1`, `${type}-${t}#2`]),
+      );
+    }
   });
 
   it('switching a push subscription to pull stops the worker; messages then wait for pulls', async () => {

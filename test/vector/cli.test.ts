@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 
 describe('platform indexes (built CLI against a spawned daemon)', () => {
-  it('create, list, get, update, upsert (JSON and NDJSON), query, scroll, delete-points, delete', async () => {
+  it('create, list, get, update, upsert (JSON and NDJSON), query, scroll, delete-points, delete', { timeout: 120_000 }, async () => {
     const created = await cli.run(['indexes', 'create', 'docs', '--dimensions', '3', '--distance', 'Euclidean', '--quantization', 'int8', '--json']);
     expect(created.exitCode, created.stderr).toBe(0);
     expect(created.json).toMatchObject({ name: 'docs', dimensions: 3, distance: 'euclid', quantization: { kind: 'scalar' }, state: 'pending' });
@@ -62,6 +62,41 @@ describe('platform indexes (built CLI against a spawned daemon)', () => {
     const del = await cli.run(['indexes', 'delete', 'docs', '--yes', '--json']);
     expect(del.json).toEqual({ deleted: 'docs' });
     expect((await cli.run(['indexes', 'list'])).stdout).toBe('no indexes');
+  });
+
+  it('a SIGKILLed daemon loses nothing: the next command restarts it with every index and point', { timeout: 90_000 }, async () => {
+    expect((await cli.run(['indexes', 'create', 'durable', '--dimensions', '4', '--distance', 'dot', '--json'])).exitCode).toBe(0);
+    await waitFor(async () => (await cli.run(['indexes', 'get', 'durable', '--json'])).json?.index?.ready === true, 20_000);
+    const nd = join(cli.home, 'durable.ndjson');
+    writeFileSync(nd, Array.from({ length: 400 }, (_, i) => JSON.stringify({ id: i, vector: [i % 7, i % 5, i % 3, 1], payload: { i } })).join('\n'));
+    expect((await cli.run(['indexes', 'upsert', 'durable', '--file', nd, '--json'])).json).toEqual({ index: 'durable', upserted_count: 400 });
+    const query = ['indexes', 'query', 'durable', '--vector', '[6, 4, 2, 1]', '--top-k', '5', '--json'];
+    const before = (await cli.run(query)).json;
+    expect(before.results).toHaveLength(5);
+
+    const { pid } = (await cli.run(['daemon', 'status', '--json'])).json;
+    process.kill(pid, 'SIGKILL');
+    await waitFor(() => {
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    }, 10_000);
+
+    const after = await cli.run(query);
+    expect(after.exitCode, after.stderr).toBe(0);
+    expect(after.json).toEqual(before);
+    const status = (await cli.run(['daemon', 'status', '--json'])).json;
+    expect(status.pid).not.toBe(pid);
+    const scrolled = (await cli.run(['indexes', 'scroll', 'durable', '--limit', '1000', '--json'])).json;
+    expect(scrolled.points.map((p: { id: number }) => p.id)).toEqual(Array.from({ length: 400 }, (_, i) => i));
+    expect(scrolled.points[399].payload).toEqual({ i: 399 });
+    // The real daemon's vector health answers on the restarted process.
+    const health = await fetch(`${status.url}/vector/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: 'ok' });
   });
 
   it('reports API errors with exit 1 and usage errors with exit 2', async () => {

@@ -143,6 +143,29 @@ describe('list, get, patch, delete', () => {
     for (const r of [missing, malformed, foreign]) expect(r.status).toBe(404);
   });
 
+  it('a project handle that is not its UUID is 400 on every route; unknown refs are 404 (platform project gate)', async () => {
+    await readyIndex(d, c.member.token, c.project.id, { name: 'by-uuid', dimensions: 2 });
+    for (const ref of [c.project.short, c.project.slug]) {
+      const p = encodeURIComponent(ref);
+      for (const [method, path, body] of [
+        ['GET', idx(p)],
+        ['POST', idx(p), { name: 'x', dimensions: 2 }],
+        ['GET', idx(p, 'by-uuid')],
+        ['POST', `${idx(p, 'by-uuid')}:query`, { vector: [1, 0] }],
+        ['GET', `/v1/projects/${p}/vectordb/credentials`],
+      ] as Array<[string, string, unknown?]>) {
+        const r = await d.api(method, path, { token: c.admin.token, body });
+        expect(r.status, `${method} ${path}`).toBe(400);
+        expect(r.body.error).toBe('malformed project id: project id must be a UUID');
+      }
+    }
+    for (const ref of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+      expect((await d.api('GET', idx(ref), { token: c.admin.token })).status).toBe(404);
+    }
+    // An outsider naming the project by slug still gets the 404 of the 404-not-403 rule.
+    expect((await d.api('GET', idx(c.project.slug), { token: c.outsider.token })).status).toBe(404);
+  });
+
   it('patch edits replicas and payload_on_disk only (admin)', async () => {
     await readyIndex(d, c.member.token, c.project.id, { name: 'editable', dimensions: 2 });
     const path = idx(c.project.id, 'editable');

@@ -88,6 +88,21 @@ describe('upsert (spec 3 §4.1)', () => {
     const full = await op('atomic', 'upsert', { points: Array.from({ length: 1000 }, (_, i) => good(i)) });
     expect(full.body.upserted_count).toBe(1000);
   });
+
+  it('accepts a body near the 32 MiB cap and refuses one over it with 413 (spec 3 §8)', async () => {
+    // 1000 points with 31 KB payloads: about 30 MiB of JSON.
+    await readyIndex(d, c.member.token, c.project.id, { name: 'wide', dimensions: 3 });
+    const text = 'x'.repeat(31_000);
+    const near = { points: Array.from({ length: 1000 }, (_, i) => ({ id: i, vector: [1, i, 0], payload: { text } })) };
+    const size = JSON.stringify(near).length;
+    expect(size).toBeGreaterThan(29 * 1024 * 1024);
+    expect(size).toBeLessThan(32 * 1024 * 1024);
+    const ok = await op('wide', 'upsert', near);
+    expect(ok.status, ok.text.slice(0, 200)).toBe(200);
+    const over = await op('wide', 'upsert', { points: near.points, pad: 'x'.repeat(4 * 1024 * 1024) });
+    expect(over.status).toBe(413);
+    expect(over.body.error).toMatch(/request body exceeds 33554432 bytes/);
+  }, 60_000);
 });
 
 describe('query scores against an exact reference (Qdrant conventions)', () => {

@@ -30,7 +30,7 @@ export default class IndexesCreate extends BaseCommand {
         ? { kind: flags.quantization, quantile: flags.quantile, ...(flags['always-ram'] ? { always_ram: true } : {}) }
         : undefined;
     const index = await (await this.client()).call(vectorRoutes.create, {
-      params: { projectID: indexProject(flags.project, flags.context) },
+      params: { projectID: await indexProject(await this.client(), flags.project, flags.context) },
       body: {
         name: args.name,
         dimensions: flags.dimensions,

@@ -22,7 +22,7 @@ export default class IndexesDeletePoints extends BaseCommand {
     if (!flags.ids && !flags.filter) throw new UsageError('say which points to delete', 'pass --ids or --filter');
     const ids = flags.ids?.split(',').map((s) => s.trim()).filter(Boolean).map((s) => (/^\d+$/.test(s) ? Number(s) : s));
     const res = await (await this.client()).call(vectorRoutes.deletePoints, {
-      params: { projectID: indexProject(flags.project, flags.context), name: args.name },
+      params: { projectID: await indexProject(await this.client(), flags.project, flags.context), name: args.name },
       body: ids ? { ids } : { filter: jsonFlag('filter', flags.filter!) },
     });
     this.print(ids ? `deleted ${res.ids_requested} requested id${res.ids_requested === 1 ? '' : 's'} from ${args.name}` : `deleted the points matching the filter from ${args.name}`);

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { vectorRoutes } from '../../api/vector.js';
+import { buildPath } from '../../client/api-client.js';
 import { UsageError } from '../../client/errors.js';
 import { indexProject, nameArg, projectFlag } from '../../cli/indexes.js';
 
@@ -18,7 +19,7 @@ export default class IndexesDelete extends BaseCommand {
     if (!flags.yes) throw new UsageError(`deleting ${args.name} destroys every vector in it`, 'pass --yes to confirm');
     const client = await this.client();
     const c = vectorRoutes.delete;
-    await client.request(c.method, await client.pathFor(c, { projectID: indexProject(flags.project, flags.context), name: args.name }));
+    await client.request(c.method, buildPath(c.path, { projectID: await indexProject(await this.client(), flags.project, flags.context), name: args.name }));
     this.print(`deleted index ${args.name}`);
     return { deleted: args.name };
   }

@@ -10,7 +10,7 @@ export default class IndexesGet extends BaseCommand {
 
   async run() {
     const { args, flags } = await this.parse(IndexesGet);
-    const res = await (await this.client()).call(vectorRoutes.get, { params: { projectID: indexProject(flags.project, flags.context), name: args.name } });
+    const res = await (await this.client()).call(vectorRoutes.get, { params: { projectID: await indexProject(await this.client(), flags.project, flags.context), name: args.name } });
     this.fields(res.index, INDEX_FIELD_ORDER);
     return res;
   }

@@ -15,7 +15,7 @@ export default class IndexesList extends BaseCommand {
   async run() {
     const { flags } = await this.parse(IndexesList);
     const res = await (await this.client()).call(vectorRoutes.list, {
-      params: { projectID: indexProject(flags.project, flags.context) },
+      params: { projectID: await indexProject(await this.client(), flags.project, flags.context) },
       query: { page_size: flags['page-size'], page_token: flags['page-token'] },
     });
     this.table(res.indexes, indexColumns, 'no indexes');

@@ -32,7 +32,7 @@ export default class IndexesQuery extends BaseCommand {
     const threshold = flags['score-threshold'] === undefined ? undefined : Number(flags['score-threshold']);
     if (threshold !== undefined && !Number.isFinite(threshold)) throw new UsageError('--score-threshold must be a number');
     const res = await (await this.client()).call(vectorRoutes.query, {
-      params: { projectID: indexProject(flags.project, flags.context), name: args.name },
+      params: { projectID: await indexProject(await this.client(), flags.project, flags.context), name: args.name },
       body: {
         vector: vector as number[],
         top_k: flags['top-k'],

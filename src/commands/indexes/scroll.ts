@@ -19,7 +19,7 @@ export default class IndexesScroll extends BaseCommand {
     // Offsets are unsigned integers or UUIDs; a digits-only value is sent as a number.
     const offset = flags.offset === undefined ? undefined : /^\d+$/.test(flags.offset) ? Number(flags.offset) : flags.offset;
     const res = await (await this.client()).call(vectorRoutes.scroll, {
-      params: { projectID: indexProject(flags.project, flags.context), name: args.name },
+      params: { projectID: await indexProject(await this.client(), flags.project, flags.context), name: args.name },
       body: { limit: flags.limit, offset, ...(flags.filter ? { filter: jsonFlag('filter', flags.filter) } : {}) },
     });
     this.table(

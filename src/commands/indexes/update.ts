@@ -21,7 +21,7 @@ export default class IndexesUpdate extends BaseCommand {
       throw new UsageError('nothing to change', 'pass --replicas N or --[no-]payload-on-disk');
     }
     const index = await (await this.client()).call(vectorRoutes.patch, {
-      params: { projectID: indexProject(flags.project, flags.context), name: args.name },
+      params: { projectID: await indexProject(await this.client(), flags.project, flags.context), name: args.name },
       body: { replicas: flags.replicas, payload_on_disk: flags['payload-on-disk'] },
     });
     this.fields(index, INDEX_FIELD_ORDER);

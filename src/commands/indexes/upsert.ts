@@ -18,7 +18,7 @@ export default class IndexesUpsert extends BaseCommand {
     const { args, flags } = await this.parse(IndexesUpsert);
     const points = parsePointsFile(readText(flags.file));
     const client = await this.client();
-    const params = { projectID: indexProject(flags.project, flags.context), name: args.name };
+    const params = { projectID: await indexProject(await this.client(), flags.project, flags.context), name: args.name };
     let upserted = 0;
     for (let i = 0; i < points.length; i += VECTOR_LIMITS.pointsPerUpsert) {
       const batch = points.slice(i, i + VECTOR_LIMITS.pointsPerUpsert);

@@ -17,8 +17,8 @@ export interface LaunchPlan {
 export interface SupervisorHooks {
   /** The revision that should serve now (cheap: called on every request). */
   currentRevision(key: string): string | undefined;
-  /** Everything needed to start; throws (for example a quota refusal) to refuse the start. */
-  plan(key: string): Promise<LaunchPlan>;
+  /** Everything needed to start that revision; throws (for example a quota refusal) to refuse the start. */
+  plan(key: string, revision: string | undefined): Promise<LaunchPlan>;
   log(key: string, line: LogLine): void;
   /** An instance exited without being asked to. */
   crashed(key: string, message: string): void;
@@ -103,11 +103,11 @@ export class Supervisor {
     }
   }
 
-  /** Starts an instance now (deploy step) and returns its id. */
-  async warm(key: string): Promise<string> {
+  /** Starts an instance of a revision now (deploy step; default: the serving one) and returns its id. */
+  async warm(key: string, revision?: string): Promise<string> {
     const slot = this.slot(key);
     slot.lastUsed = Date.now();
-    return (await this.ensure(slot)).id;
+    return (await this.ensure(slot, revision)).id;
   }
 
   /** The instance serving now, for live logs; undefined when scaled to zero. */
@@ -157,8 +157,7 @@ export class Supervisor {
     return s;
   }
 
-  private async ensure(slot: Slot): Promise<Live> {
-    const want = this.hooks.currentRevision(slot.key);
+  private async ensure(slot: Slot, want = this.hooks.currentRevision(slot.key)): Promise<Live> {
     const live = slot.live;
     if (live && !live.stopping && live.revision === want) return live;
     if (live && live.revision !== want) {
@@ -166,13 +165,13 @@ export class Supervisor {
       void this.stop(live, `replaced by revision ${want}`);
     }
     if (!slot.starting) {
-      slot.starting = this.launch(slot).finally(() => (slot.starting = undefined));
+      slot.starting = this.launch(slot, want).finally(() => (slot.starting = undefined));
     }
     return slot.starting;
   }
 
-  private async launch(slot: Slot): Promise<Live> {
-    const plan = await this.hooks.plan(slot.key);
+  private async launch(slot: Slot, revision: string | undefined): Promise<Live> {
+    const plan = await this.hooks.plan(slot.key, revision);
     const port = await this.ports.take();
     const id = `${plan.revision}-${randomBytes(3).toString('hex')}`;
     const logs = new LogCapture(id, plan.revision, (line) => this.hooks.log(slot.key, line));

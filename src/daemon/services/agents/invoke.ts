@@ -29,7 +29,12 @@ export function invokeTarget(d: Deps, principal: Principal | undefined, name: st
   if (required && !principal) throw unauthorized(INVOKE_AUTH_MESSAGE);
   const project = invokeProject(d.ctx, principal, projectRef, required);
   if (required && principal) requireProjectAccess(projectAccess(d.ctx.db, d.ctx.clock, principal, project), 'member');
-  const agent = agentStore.byName(d.ctx.db, project.id, name);
+  return servingAgent(d, name, project.id);
+}
+
+/** The agent by name in a project, which must have a revision to serve (no access check). */
+export function servingAgent(d: Deps, name: string, projectId: string): AgentRow {
+  const agent = agentStore.byName(d.ctx.db, projectId, name);
   if (!agent) throw unknownAgent(name);
   if (!agent.latest_revision) throw new ApiError(503, `agent ${name} has no serving revision yet (state ${agent.state}${agent.message ? `: ${agent.message.slice(0, 200)}` : ''})`, { 'Retry-After': '2' });
   return agent;
@@ -124,6 +129,11 @@ export async function invoke(d: Deps, principal: Principal | undefined, agent: A
       // The one body we must hold: ids are filled into the handler's JSON.
       let raw: Buffer;
       try {
+        // A declared length over the cap is refused before a byte of it is read.
+        if (Number(up.headers['content-length']) > LIMITS.upstreamBytes) {
+          up.body.destroy();
+          throw new ApiError(502, `upstream response exceeds ${LIMITS.upstreamBytes} bytes`);
+        }
         raw = await readCapped(up.body, LIMITS.upstreamBytes);
       } catch (e) {
         throw upstreamError(agent.name, e, seconds);

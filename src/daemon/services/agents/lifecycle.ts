@@ -48,8 +48,11 @@ export class AgentRuntime {
     this.driver = w.driver === 'docker' ? new DockerDriver(w.dockerImages) : new ProcessDriver(workloads, join(ctx.config.home, 'cache'));
     this.ports = new PortAllocator(w.portMin, w.portMax);
     this.supervisor = new Supervisor(this.driver, this.ports, { idleMs: w.idleMs, startTimeoutMs: Math.min(w.deployTimeoutMs, 30_000), restartBackoffMs: w.restartBackoffMs }, {
-      currentRevision: (id) => agentStore.byId(ctx.db, id)?.latest_revision ?? undefined,
-      plan: async (id) => this.plan(id),
+      currentRevision: (id) => {
+        const a = agentStore.byId(ctx.db, id);
+        return a?.serving_revision ?? a?.latest_revision ?? undefined;
+      },
+      plan: async (id, revision) => this.plan(id, revision),
       log: (id, line) => this.queueLog(id, line),
       crashed: (id, message) => {
         const a = agentStore.byId(ctx.db, id);
@@ -210,7 +213,9 @@ export class AgentRuntime {
     agentStore.insertRevision(db, row);
     const change: Partial<AgentRow> = { latest_revision: row.name };
     if (image) change.image = image;
+    // A build's revision serves once its deploying step starts it; a settings revision at once.
     if (reason === 'deploy' || reason === 'redeploy') Object.assign(change, { state: 'deploying', message: '' });
+    else change.serving_revision = row.name;
     agentStore.update(db, agent.id, change, isoNow(clock));
     return row;
   }
@@ -241,17 +246,36 @@ export class AgentRuntime {
       await new Promise((r) => setTimeout(r, Math.min(1000, Math.max(50, this.ctx.config.workloads.deployTimeoutMs / 20))));
       agent = agentStore.byId(db, agentId);
     }
-    if (!agent || this.stopped) return;
+    if (!agent || this.stopped || !agent.latest_revision) return;
     const revision = agent.latest_revision;
-    try {
-      await this.supervisor.recycle(agentId, `revision ${revision} is deploying`);
-      await this.supervisor.warm(agentId);
-    } catch (e) {
+    const previous = agent.serving_revision ?? null;
+    const stillDeploying = () => {
       const now = agentStore.byId(db, agentId);
-      if (now && now.latest_revision === revision && now.state === 'deploying') {
-        agentStore.update(db, agentId, { state: 'failed', message: `revision ${revision} did not become ready: ${(e as Error).message}`.slice(0, 4100) }, isoNow(clock));
+      return now !== undefined && now.latest_revision === revision && now.state === 'deploying';
+    };
+    // From here the new revision takes the requests; a failed deploy gives them back to the previous one.
+    agentStore.update(db, agentId, { serving_revision: revision }, isoNow(clock));
+    await this.supervisor.recycle(agentId, `revision ${revision} is deploying`);
+    // Not-ready conditions keep the agent deploying with the serving layer's text until the
+    // deploy timeout (spec 1 §3): a quota that does not admit the instance, and one failed start
+    // (Cloud Run's "container restarted once"); a second failed start is the handler's own fault.
+    let failedStarts = 0;
+    for (;;) {
+      try {
+        await this.supervisor.warm(agentId, revision);
+        break;
+      } catch (e) {
+        if (this.stopped || !stillDeploying()) return;
+        const quotaRefusal = e instanceof ApiError && e.status === 503;
+        if (!quotaRefusal) failedStarts++;
+        const message = `revision ${revision} did not become ready: ${(e as Error).message}`.slice(0, 4100);
+        if ((!quotaRefusal && failedStarts >= 2) || Date.now() > deadline) {
+          agentStore.update(db, agentId, { state: 'failed', message, serving_revision: previous }, isoNow(clock));
+          return;
+        }
+        agentStore.update(db, agentId, { message: quotaRefusal ? message : `${message}\n(restarted once; still deploying)` }, isoNow(clock));
+        await new Promise((r) => setTimeout(r, Math.min(1000, Math.max(50, this.ctx.config.workloads.deployTimeoutMs / 20))));
       }
-      return;
     }
     tx(db, () => {
       const now = agentStore.byId(db, agentId);
@@ -260,11 +284,11 @@ export class AgentRuntime {
   }
 
   /** Everything an instance needs: the newest revision's artifact and the workload's environment. */
-  private plan(agentId: string): LaunchPlan {
+  private plan(agentId: string, revision: string | undefined): LaunchPlan {
     const { db } = this.ctx;
     const agent = agentStore.byId(db, agentId);
-    if (!agent || !agent.latest_revision) throw new ApiError(503, 'the agent has no built revision yet');
-    const rev = agentStore.revisionByName(db, agentId, agent.latest_revision)!;
+    const rev = agent && revision ? agentStore.revisionByName(db, agentId, revision) : undefined;
+    if (!agent || !rev) throw new ApiError(503, 'the agent has no built revision yet');
     const limit = quota(db, agent.project_id, 'instances');
     if (limit && this.runningIn(agent.project_id) >= limit) {
       throw new ApiError(503, `project at its running-instance limit: ${this.runningIn(agent.project_id)} of ${limit} instances in use`, { 'Retry-After': '5' });

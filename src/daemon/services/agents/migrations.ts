@@ -93,4 +93,7 @@ export const agentMigrations = [
     started_at TEXT NOT NULL
   );
   `,
+  // The revision requests go to: during deploying (and after a failed deploy) the previous one
+  // keeps serving, as Cloud Run keeps traffic on the last ready revision.
+  `ALTER TABLE agents_agents ADD COLUMN serving_revision TEXT;`,
 ];

@@ -2,7 +2,8 @@ import { request } from 'undici';
 import type { RequestContext } from '../../http/router.js';
 import { ApiError } from '../../http/errors.js';
 import { findProject } from '../accounts/access.js';
-import { acquire, invokeTarget, pipeUpstream } from './invoke.js';
+import { acquire, invokeTarget, pipeUpstream, servingAgent } from './invoke.js';
+import { INTERNAL_CALL_HEADER, isInternalCall } from '../../internal-call.js';
 import type { Deps } from './service.js';
 import { clampTimeout } from './view.js';
 import type { AgentConfig } from '../../../api/agents.js';
@@ -25,12 +26,14 @@ export async function servePublic(d: Deps, ctx: RequestContext): Promise<void> {
   const target = parsePublicHost(String(ctx.req.headers.host ?? ''))!;
   const project = findProject(d.ctx.db, target.short);
   if (!project || project.short !== target.short) throw new ApiError(404, `no workload answers at ${ctx.req.headers.host}`);
-  const agent = invokeTarget(d, ctx.principal, target.name, project.id);
+  // A call from inside the platform (a push delivery) reaches the internal address: no invoke gate.
+  const internal = isInternalCall(ctx.req);
+  const agent = internal ? servingAgent(d, target.name, project.id) : invokeTarget(d, ctx.principal, target.name, project.id);
   const seconds = clampTimeout((JSON.parse(agent.config) as AgentConfig).timeout_seconds);
   const lease = await acquire(d, agent);
   try {
     const headers: Record<string, string | string[]> = {};
-    for (const [k, v] of Object.entries(ctx.req.headers)) if (v !== undefined && k !== 'host' && k !== 'connection' && k !== 'authorization') headers[k] = v;
+    for (const [k, v] of Object.entries(ctx.req.headers)) if (v !== undefined && k !== 'host' && k !== 'connection' && k !== 'authorization' && k !== INTERNAL_CALL_HEADER) headers[k] = v;
     const hasBody = ctx.req.method !== 'GET' && ctx.req.method !== 'HEAD';
     let up;
     try {

@@ -91,6 +91,8 @@ function registerRoutes(r: Router, d: svc.Deps): void {
   r.handle(agentRoutes.secretsPatch, ({ principal, params, query, body, requestId }) => svc.secretsPatch(d, principal!, params.name, query.project, body, requestId));
   r.handle(agentRoutes.envGet, ({ principal, params, query }) => svc.envGet(d, principal!, params.name, query.project));
   r.handle(agentRoutes.envPatch, ({ principal, params, query, body, requestId }) => svc.envPatch(d, principal!, params.name, query.project, body, requestId));
+  r.handle(agentRoutes.configGet, ({ principal, params, query }) => svc.configGet(d, principal!, params.name, query.project));
+  r.handle(agentRoutes.configPatch, ({ principal, params, query, body, requestId }) => svc.configPatch(d, principal!, params.name, query.project, body, requestId));
   r.handle(agentRoutes.filesList, ({ principal, params, query }) => svc.filesList(d, principal!, params.name, query.project));
   r.handle(agentRoutes.fileGet, ({ principal, params, query }) => svc.fileGet(d, principal!, params.name, params.path, query.project));
   r.handle(agentRoutes.filePut, ({ principal, params, query, body, requestId }) =>

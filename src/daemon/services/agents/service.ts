@@ -3,7 +3,7 @@ import type { PageQuery } from '../../../api/common.js';
 import type { AreaContext } from '../../area.js';
 import { writeAudit } from '../../audit.js';
 import { isoNow } from '../../clock.js';
-import { badRequest, conflict, notFound } from '../../http/errors.js';
+import { ApiError, badRequest, conflict, notFound } from '../../http/errors.js';
 import { describeIssue } from '../../http/validate.js';
 import { newId } from '../../ids.js';
 import { tx } from '../../store/db.js';
@@ -87,6 +87,8 @@ function newBuild(d: Deps, agentId: string, reason: BuildRow['reason']): string 
 /** The deploy's project and ownership checks, run before the archive is read. */
 export function precheckDeploy(d: Deps, principal: Principal, name: string, projectRef: string | undefined): void {
   const access = resolveProject(d.ctx, principal, projectRef);
+  // Workloads read their bound secrets from the project store (Document 2): without it nothing is built.
+  if (d.ctx.config.secretsStore === 'off') throw new ApiError(503, 'the project secret store is not configured (PLATFORM_SECRETS_STORE=off); nothing was built');
   const existing = agentStore.byName(d.ctx.db, access.project.id, name);
   if (existing) requireOwner(access, principal, existing, name);
   else checkServiceQuota(d, access.project.id, name);
@@ -228,10 +230,12 @@ export function revisions(d: Deps, principal: Principal, name: string, query: Pa
  * instance, so the next request serves the new settings. Before the first build there is no
  * artifact: the build itself snapshots the settings then.
  */
-export function rollSettings(d: Deps, agent: AgentRow, reason: 'secrets' | 'env'): boolean {
-  const latest = agentStore.latestRevision(d.ctx.db, agent.id);
-  if (!latest?.artifact) return false;
-  d.rt.insertRevision(agentStore.byId(d.ctx.db, agent.id)!, reason, latest.build_id, latest.image, latest.artifact);
+export function rollSettings(d: Deps, agent: AgentRow, reason: 'secrets' | 'env' | 'config'): boolean {
+  const now = agentStore.byId(d.ctx.db, agent.id)!;
+  // On the artifact that serves (a failed build's artifact never does), else the newest.
+  const base = now.serving_revision ? agentStore.revisionByName(d.ctx.db, agent.id, now.serving_revision) : agentStore.latestRevision(d.ctx.db, agent.id);
+  if (!base?.artifact) return false;
+  d.rt.insertRevision(now, reason, base.build_id, base.image, base.artifact);
   return true;
 }
 
@@ -283,6 +287,36 @@ export async function envPatch(d: Deps, principal: Principal, name: string, proj
   });
   if (rolled) await d.rt.recycle(agent.id, 'env changed');
   return { agent: name, env_updated: changed, env: next };
+}
+
+export function configGet(d: Deps, principal: Principal, name: string, projectRef?: string) {
+  const { agent } = ownedAgent(d.ctx, principal, name, projectRef);
+  return { agent: name, config: JSON.parse(agent.config) as AgentConfig };
+}
+
+/**
+ * PATCH config (spec 1 §4.12, §9; its body is "not shown": the deploy form's config shape, merged
+ * key by key as Cloud Run's service update does). A change rolls a revision and replaces the
+ * running instance; an unchanged document rolls nothing.
+ */
+export async function configPatch(d: Deps, principal: Principal, name: string, projectRef: string | undefined, body: AgentConfig, requestId: string) {
+  const { agent, access } = ownedAgent(d.ctx, principal, name, projectRef);
+  const keys = Object.keys(body) as (keyof AgentConfig)[];
+  if (!keys.length) throw badRequest('empty config: send at least one of timeout_seconds, response_start_seconds, instance_size, description');
+  const { db, clock } = d.ctx;
+  const { config, changed, rolled } = tx(db, () => {
+    const current = agentStore.byId(db, agent.id)!;
+    const before = JSON.parse(current.config) as AgentConfig;
+    const next: AgentConfig = { ...before, ...body };
+    const changed = keys.filter((k) => before[k] !== body[k]).length;
+    if (!changed) return { config: next, changed, rolled: false };
+    agentStore.update(db, agent.id, { config: JSON.stringify(next) }, isoNow(clock));
+    writeAudit(db, clock, { projectId: access.project.id, actor: principal.email, action: 'agent.config.patch', target: name, details: { set: keys }, requestId });
+    return { config: next, changed, rolled: rollSettings(d, agentStore.byId(db, agent.id)!, 'config') };
+  });
+  if (rolled) await d.rt.recycle(agent.id, 'config changed');
+  const latest = agentStore.byId(db, agent.id)?.latest_revision ?? undefined;
+  return { agent: name, config, config_updated: changed, ...(latest ? { latest_revision: latest } : {}) };
 }
 
 export function filesList(d: Deps, principal: Principal, name: string, projectRef?: string) {

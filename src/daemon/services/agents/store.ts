@@ -21,6 +21,8 @@ export interface AgentRow {
   message: string;
   image: string | null;
   latest_revision: string | null;
+  /** Where requests go; null until a revision first serves (then latest_revision is used). */
+  serving_revision?: string | null;
   config: string;
   workload_key: string | null;
   created_at: string;

@@ -89,15 +89,22 @@ export class ProcessDriver implements CacheDriver {
     }
   }
 
+  /** Runs the binary afresh each time: a server removed or broken after start shows at once. */
   async check(): Promise<string> {
-    return (await this.serverVersion()) ? 'ok' : `${this.bin} is not installed or does not run`;
+    const v = await this.runVersion();
+    if (v) this.version = Promise.resolve(v);
+    return v ? 'ok' : `${this.bin} is not installed or does not run`;
   }
 
   serverVersion(): Promise<string | undefined> {
-    this.version ??= new Promise((resolve) =>
+    this.version ??= this.runVersion();
+    return this.version;
+  }
+
+  private runVersion(): Promise<string | undefined> {
+    return new Promise((resolve) =>
       execFile(this.bin, ['--version'], { timeout: 5000 }, (err, stdout) => resolve(err ? undefined : /v=(\S+)/.exec(stdout)?.[1])),
     );
-    return this.version;
   }
 }
 

@@ -2,21 +2,23 @@ import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SIZE_CLASSES, type CacheCreateBody, type CacheStats } from '../../../api/cache.js';
-import { Uuid, type PageQuery } from '../../../api/common.js';
+import type { PageQuery } from '../../../api/common.js';
 import type { AreaContext } from '../../area.js';
 import { writeAudit } from '../../audit.js';
-import { ApiError, badRequest, conflict, notFound } from '../../http/errors.js';
+import { ApiError, conflict, notFound } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { tx } from '../../store/db.js';
 import type { ProjectNeed } from '../accounts/access.js';
 import { accessProject } from '../accounts/projects.js';
 import { principalKey, type Principal } from '../auth/principal.js';
 import type { CacheDriver, LaunchSpec } from './driver.js';
+import { RequestDeadline, withTimeout } from './deadline.js';
 import { allocatePort } from './ports.js';
 import { instancePaths } from './redis-conf.js';
 import { writeInstanceFiles } from './instance-files.js';
 import { RedisUnreachable, RespError, authedCommand } from './resp.js';
 import { statsFromInfo } from './stats.js';
+import { SessionKeyWatch } from './session-key.js';
 import { CacheStore, type InstanceRow } from './store.js';
 import { Supervisor, type InstanceSpec, type Observation } from './supervisor.js';
 import { credentialView, instanceView, resourcePath } from './views.js';
@@ -34,6 +36,7 @@ export class CacheService {
   private readonly reserved = new Set<number>();
   private readonly deletions = new Map<string, Promise<void>>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly sessionKey: SessionKeyWatch;
 
   constructor(
     private readonly ctx: AreaContext,
@@ -41,15 +44,21 @@ export class CacheService {
   ) {
     this.store = new CacheStore(ctx.db);
     this.supervisor = new Supervisor({ config: ctx.config.cache, driver, log: ctx.log, onChange: (id, o) => this.observed(id, o) });
+    this.sessionKey = new SessionKeyWatch(join(this.keysDir, 'signing.key'));
   }
 
   private get keysDir() {
     return join(this.ctx.config.home, 'keys');
   }
 
-  /** {projectID} must be a UUID here (spec 3 §7: malformed project id is a 400), then the 404 rule. */
+  /**
+   * Every route's first step: the session key must load (spec 3 §5: else 503, credentials cannot
+   * be verified); the contract already rejected a malformed id with 400 (spec 3 §7); then the 404
+   * rule and roles.
+   */
   private project(principal: Principal, ref: string, need: ProjectNeed) {
-    if (!Uuid.safeParse(ref).success) throw badRequest('malformed project id: project id must be a UUID');
+    const keyProblem = this.sessionKey.problem();
+    if (keyProblem) throw new ApiError(503, `${keyProblem}; the cache service cannot verify credentials until it loads`);
     return accessProject(this.ctx, principal, ref, need).project;
   }
 
@@ -83,24 +92,31 @@ export class CacheService {
     if (!row || row.state === 'deleting') return;
     if (o.phase === 'up') {
       this.store.setObserved(id, 'ready', null);
-      if (o.password === row.password) this.store.forgetPreviousPassword(id, row.password);
+      if (!o.password) return;
+      this.store.setRunningPassword(id, o.password);
       // Re-adopted a server still running with the pre-rotation password: apply the new one now.
-      else void this.supervisor.restart(this.spec(row), 'restarting to apply the rotated credential');
+      if (o.password !== row.password) void this.supervisor.restart(this.spec(this.store.byId(id)!), 'restarting to apply the rotated credential');
       return;
     }
     this.store.setObserved(id, row.ever_ready ? 'degraded' : 'provisioning', o.message ?? null);
   }
 
+  /** 502 unless the driver can run servers now, within the request's deadline. */
+  private async requireOrchestration(deadline: RequestDeadline, what: string): Promise<void> {
+    const orchestration = await deadline.step(what, this.driver.check());
+    if (orchestration !== 'ok') throw badGateway(`${what}: ${orchestration}`);
+  }
+
   /** POST create: the row, its files and ports now; the server starts in the background. */
   async create(principal: Principal, ref: string, body: CacheCreateBody, requestId: string) {
+    const deadline = new RequestDeadline(this.ctx.config.cache.requestTimeoutMs);
     const project = this.project(principal, ref, 'member');
     if (this.store.byName(project.id, body.name)) throw conflict(`memorystore ${body.name} already exists in this project`);
     // A platform that cannot run servers at all fails the create at once (502), not after it.
-    const orchestration = await this.driver.check();
-    if (orchestration !== 'ok') throw badGateway(`provisioning failed: ${orchestration}`);
+    await this.requireOrchestration(deadline, 'provisioning failed');
     const version = body.version.trim();
     if (version) {
-      const running = await this.driver.serverVersion();
+      const running = await deadline.step('provisioning failed', this.driver.serverVersion());
       if (!running || !(running === version || running.startsWith(`${version}.`))) {
         throw badGateway(`provisioning failed: server version ${version} is not available on this platform (it runs ${running ?? 'no server'}); leave version blank for the default`);
       }
@@ -135,6 +151,8 @@ export class CacheService {
       } catch (e) {
         throw badGateway(`provisioning failed: ${(e as Error).message}`);
       }
+      // A request past its timeout has already answered 502: it must not create anything now.
+      deadline.check('provisioning failed');
       tx(this.ctx.db, () => {
         if (this.store.byName(project.id, body.name)) throw conflict(`memorystore ${body.name} already exists in this project`);
         this.store.insert(row);
@@ -209,27 +227,53 @@ export class CacheService {
 
   /** New password now; the restart that applies it starts at once, the old one works until then. */
   async rotate(principal: Principal, ref: string, name: string, requestId: string) {
+    const deadline = new RequestDeadline(this.ctx.config.cache.requestTimeoutMs);
     const project = this.project(principal, ref, 'resource-admin');
-    const password = randomBytes(24).toString('base64url');
-    const row = tx(this.ctx.db, () => {
-      const r = this.instance(project.id, name);
+    const rotatable = (r: InstanceRow) => {
       if (r.state === 'deleting') throw conflict(`memorystore ${name} is being deleted`);
       if (!r.ever_ready) throw conflict(`memorystore ${name} has no credential yet: it is not provisioned; wait until ready is true`);
-      this.store.rotatePassword(r.id, password);
-      writeAudit(this.ctx.db, this.ctx.clock, {
-        projectId: project.id,
-        actor: principalKey(principal),
-        action: 'cache.rotate-credential',
-        target: resourcePath(project.short, name),
-        requestId,
-      });
-      return this.store.byId(r.id)!;
-    });
+    };
+    const current = this.instance(project.id, name);
+    rotatable(current);
+    // The restart that applies the password needs the provisioning system: without it, change nothing.
+    await this.requireOrchestration(deadline, 'rotation failed');
+    deadline.check('rotation failed');
+    // Files first, then the commit: a 502 here leaves the stored password and the files as they were.
+    const password = randomBytes(24).toString('base64url');
     try {
-      this.writeFiles(row, project.short);
+      this.writeFiles({ ...current, password }, project.short);
     } catch (e) {
       throw badGateway(`rotation failed: ${(e as Error).message}`);
     }
+    let row: InstanceRow;
+    try {
+      row = tx(this.ctx.db, () => {
+        const r = this.instance(project.id, name);
+        rotatable(r);
+        this.store.rotatePassword(r.id, password);
+        writeAudit(this.ctx.db, this.ctx.clock, {
+          projectId: project.id,
+          actor: principalKey(principal),
+          action: 'cache.rotate-credential',
+          target: resourcePath(project.short, name),
+          requestId,
+        });
+        return this.store.byId(r.id)!;
+      });
+    } catch (e) {
+      // Lost a race (deleted or rotated meanwhile): the files follow the stored row again.
+      const now = this.store.byId(current.id);
+      if (now && now.state !== 'deleting') {
+        try {
+          this.writeFiles(now, project.short);
+        } catch (restore) {
+          this.ctx.log.error('cache rotation: restoring files failed', { id: current.id, error: String(restore) });
+        }
+      }
+      throw e;
+    }
+    // redis.conf now holds the new password: a crash restart before the planned one must expect it.
+    this.supervisor.update(this.spec(row));
     const delay = this.ctx.config.cache.rotateRestartDelayMs;
     const restart = () => void this.supervisor.restart(this.spec(this.store.byId(row.id) ?? row), 'restarting to apply the rotated credential');
     if (delay > 0) {
@@ -247,8 +291,13 @@ export class CacheService {
   }
 
   /** DELETE: 202 at once; the server, its port and its data go in the background. Irreversible. */
-  delete(principal: Principal, ref: string, name: string, requestId: string) {
+  async delete(principal: Principal, ref: string, name: string, requestId: string) {
+    const deadline = new RequestDeadline(this.ctx.config.cache.requestTimeoutMs);
     const project = this.project(principal, ref, 'resource-admin');
+    this.instance(project.id, name);
+    // Removing the server needs the provisioning system: without it the instance stays as it is (502).
+    await this.requireOrchestration(deadline, 'delete failed');
+    deadline.check('delete failed');
     const row = tx(this.ctx.db, () => {
       const r = this.instance(project.id, name);
       this.store.markDeleting(r.id);
@@ -334,13 +383,14 @@ export class CacheService {
         return (e as Error).message;
       }
     };
+    const budget = this.ctx.config.cache.requestTimeoutMs;
     const checks = {
-      orchestration: await this.driver.check().catch((e: Error) => e.message),
+      orchestration: await withTimeout(this.driver.check(), budget, () => new Error(`the provisioning system did not answer within ${budget / 1000} s`)).catch(
+        (e: Error) => e.message,
+      ),
       memorystore_crd: check(() => this.ctx.db.prepare('SELECT 1 FROM cache_instances LIMIT 1').get()),
       database: check(() => this.ctx.db.prepare('SELECT 1').get()),
-      session_key: check(() => {
-        if (!this.ctx.sessions) throw new Error('session signing key not loaded');
-      }),
+      session_key: this.sessionKey.problem() ?? 'ok',
     };
     const ok = Object.values(checks).every((v) => v === 'ok');
     return { status: ok ? ('ok' as const) : ('degraded' as const), checks };

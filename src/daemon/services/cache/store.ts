@@ -88,13 +88,19 @@ export class CacheStore {
     this.db.prepare(`UPDATE cache_instances SET message = ? WHERE id = ? AND state = 'deleting'`).run(message, id);
   }
 
+  /**
+   * previous_password is the password the running server still holds. A second rotation before
+   * the restart keeps it: the server still runs the first one, not the one rotated away.
+   */
   rotatePassword(id: string, password: string): void {
-    this.db.prepare('UPDATE cache_instances SET previous_password = password, password = ? WHERE id = ?').run(password, id);
+    this.db.prepare('UPDATE cache_instances SET previous_password = COALESCE(previous_password, password), password = ? WHERE id = ?').run(password, id);
   }
 
-  /** Called once the server runs with the current password: the previous one is no longer valid. */
-  forgetPreviousPassword(id: string, current: string): void {
-    this.db.prepare('UPDATE cache_instances SET previous_password = NULL WHERE id = ? AND password = ?').run(id, current);
+  /** Records what the server answered PING with: nothing pending when it is the current password. */
+  setRunningPassword(id: string, running: string): void {
+    this.db
+      .prepare('UPDATE cache_instances SET previous_password = CASE WHEN password = @running THEN NULL ELSE @running END WHERE id = @id')
+      .run({ id, running });
   }
 
   remove(id: string): void {

@@ -1,4 +1,4 @@
-import type { CacheConfig } from '../../config.js';
+import type { CacheConfig } from './config.js';
 import type { Logger } from '../../logger.js';
 import { tail, type CacheDriver, type LaunchSpec, type ServerHandle } from './driver.js';
 import { pingWithPassword } from './resp.js';
@@ -202,6 +202,14 @@ class Runner {
     });
   }
 
+  /**
+   * New settings for the next start (a rotated password now in redis.conf): any launch from here
+   * on, a crash restart included, waits for PING with the new password.
+   */
+  update(spec: InstanceSpec): void {
+    this.spec = spec;
+  }
+
   /** Planned restart with new settings (a rotated password): stop the old server, start the new. */
   restart(spec: InstanceSpec, message: string): Promise<void> {
     return this.run(async () => {
@@ -247,6 +255,10 @@ export class Supervisor {
 
   isUp(id: string): boolean {
     return this.runners.get(id)?.isUp ?? false;
+  }
+
+  update(spec: InstanceSpec): void {
+    this.runners.get(spec.id)?.update(spec);
   }
 
   restart(spec: InstanceSpec, message: string): Promise<void> {

@@ -5,6 +5,7 @@ export const CE_TYPE = 'ai.platform.pubsub.message.v1';
 
 /** Header-safe attribute name: lowercase (HTTP names are case-insensitive), other bytes percent-encoded. */
 function headerName(name: string): string {
+  if (/^[a-z0-9_.-]*$/.test(name)) return name; // the common case, without a byte walk
   return Array.from(Buffer.from(name.toLowerCase(), 'utf8'))
     .map((b) => (/[a-z0-9_.-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`))
     .join('');
@@ -12,6 +13,7 @@ function headerName(name: string): string {
 
 /** CloudEvents HTTP binding: header values outside printable ASCII, '"' and '%' are percent-encoded. */
 function headerValue(value: string): string {
+  if (/^[\x20\x21\x23\x24\x26-\x7e]*$/.test(value)) return value;
   return Array.from(Buffer.from(value, 'utf8'))
     .map((b) => (b >= 0x20 && b <= 0x7e && b !== 0x22 && b !== 0x25 ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`))
     .join('');

@@ -69,7 +69,7 @@ export function publishMessages(b: Broker, topic: TopicRow, messages: OutMessage
           publish_time: now,
           size,
         });
-        for (const s of subs) b.store.insertPending(s, seq, topic.id, size, key);
+        for (const s of subs) b.store.insertPending(s, seq, size, key);
         storage += size;
       }
       ids.push(`${rt.ledger}:${entry}`);

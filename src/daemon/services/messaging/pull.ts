@@ -16,9 +16,14 @@ export interface Delivery {
  * each gets attempt + 1 and stays invisible until `leaseMs` passes. Routing follows the type:
  * shared serves anyone; key-shared gives each ordering key to one consumer; failover serves only
  * the active (earliest connected) consumer. max_ack_pending bounds what is in flight.
- * `busyKeys` (push) skips keys that already have a delivery in flight and claims the chosen ones.
+ *
+ * `ordered` (push) holds back what would overtake an earlier message: 'all' delivers nothing while
+ * any message is leased or backing off (exclusive, failover); 'key' does the same per ordering key
+ * and takes one message per key (key-shared). A failed message thus blocks its successors until it
+ * succeeds or is dead-lettered, as Pub/Sub ordering keys do. The state lives in the rows, so it
+ * holds across restarts.
  */
-export function take(b: Broker, subId: number, consumer: string, max: number, leaseMs?: number, busyKeys?: Set<string>): Delivery[] {
+export function take(b: Broker, subId: number, consumer: string, max: number, leaseMs?: number, ordered?: 'all' | 'key'): Delivery[] {
   return tx(b.store.db, () => {
     const sub = b.store.subById(subId);
     if (!sub || sub.state === 'deleting') return [];
@@ -26,20 +31,24 @@ export function take(b: Broker, subId: number, consumer: string, max: number, le
     const rt = b.subRuntime(sub.id);
     for (const gone of rt.prune(now, b.config.consumerTtlMs)) b.store.releaseConsumer(sub.id, gone, now);
     if (sub.type === 'failover' && rt.activeConsumer() !== consumer) return [];
-    const room = Math.min(max, sub.max_ack_pending - b.store.inflight(sub.id, now));
+    const inflight = b.store.inflight(sub.id, now);
+    if (ordered === 'all' && inflight > 0) return [];
+    const room = Math.min(ordered === 'all' ? 1 : max, sub.max_ack_pending - inflight);
     if (room <= 0) return [];
+    const held = ordered === 'key' ? b.store.heldKeys(sub.id, now) : undefined;
     const chosen: PendingRow[] = [];
+    // Only key routing skips rows; otherwise the first `room` visible rows are exactly the answer.
+    const scanLimit = sub.type === 'key-shared' ? 256 : room;
     let after = 0;
     scan: for (;;) {
-      const rows = b.store.visible(sub.id, now, after, 256);
+      const rows = b.store.visible(sub.id, now, after, scanLimit);
       if (!rows.length) break;
       for (const r of rows) {
         after = r.seq;
         if (sub.type === 'key-shared' && r.key && !rt.ownsKey(r.key, consumer)) continue;
-        // Push keeps one delivery per key in flight, so a key's messages arrive in order.
-        if (busyKeys && r.key) {
-          if (busyKeys.has(r.key)) continue;
-          busyKeys.add(r.key);
+        if (held && r.key) {
+          if (held.has(r.key)) continue;
+          held.add(r.key); // later messages of this key wait for this one
         }
         chosen.push(r);
         if (chosen.length >= room) break scan;
@@ -53,10 +62,7 @@ export function take(b: Broker, subId: number, consumer: string, max: number, le
     const topicRt = b.topicRuntime(sub.topic_id);
     for (const r of chosen) {
       const message = bySeq.get(r.seq);
-      if (!message) {
-        if (busyKeys && r.key) busyKeys.delete(r.key);
-        continue;
-      }
+      if (!message) continue;
       out.push({ row: r, message, attempt: r.attempt + 1 });
       if (r.attempt > 0) rt.noteRedelivery(now);
       if (topicRt) {

@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import type { PushRequest } from './cloudevents.js';
+import type { PushTarget } from './push-url.js';
 
 /** Spec 3 §6 and §8: response bodies are read up to 64 KiB. */
 export const PUSH_BODY_READ_LIMIT = 64 * 1024;
@@ -17,16 +18,21 @@ export interface PushOutcome {
  * failure; at most 64 KiB of the response body is read.
  */
 export async function sendPush(
-  target: { url: string; host?: string },
+  target: PushTarget,
   req: PushRequest,
   timeoutMs: number,
   stop: AbortSignal,
 ): Promise<PushOutcome> {
-  const signal = AbortSignal.any([stop, AbortSignal.timeout(timeoutMs)]);
+  // One timer per delivery: the deadline covers the whole exchange, headers and the body read.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), timeoutMs);
+  const onStop = () => deadline.abort();
+  stop.addEventListener('abort', onStop, { once: true });
+  const signal = deadline.signal;
   try {
     const res = await request(target.url, {
       method: 'POST',
-      headers: { ...req.headers, ...(target.host ? { host: target.host } : {}) },
+      headers: { ...req.headers, ...target.headers, ...(target.host ? { host: target.host } : {}) },
       body: req.body,
       signal,
       headersTimeout: timeoutMs,
@@ -43,7 +49,11 @@ export async function sendPush(
     if (stop.aborted) return { ok: false, error: 'delivery interrupted: broker stopping' };
     if (signal.aborted) return { ok: false, error: `no response within the ${timeoutMs} ms deadline` };
     const err = e as Error & { cause?: Error; code?: string };
+    if (err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT') return { ok: false, error: `no response within the ${timeoutMs} ms deadline` };
     return { ok: false, error: `request failed: ${err.code ?? ''} ${err.cause?.message ?? err.message}`.replace(/\s+/g, ' ').trim() };
+  } finally {
+    clearTimeout(timer);
+    stop.removeEventListener('abort', onStop);
   }
 }
 

@@ -1,6 +1,7 @@
 import { badRequest } from '../../http/errors.js';
 import type { Hooks } from '../../area.js';
 import type { MessagingConfig } from './config.js';
+import { internalCallHeaders } from '../../internal-call.js';
 
 export const PUSH_URL_FORM =
   'push url not allowed: use the http:// url of a workload in this project (the target\'s url field, e.g. http://<name>-<project_short>.<domain>[:port]/path), without userinfo';
@@ -36,18 +37,28 @@ export function isProjectWorkloadHost(host: string, short: string): boolean {
 /**
  * Where to send a delivery: a workload area may map the workload's address to where it really
  * listens; otherwise `*.localhost` names go to loopback (the daemon routes by Host header), and
- * anything else is sent as written.
+ * anything else is sent as written. A workload address of this project served by this daemon is
+ * the workload's internal address, so the delivery is marked as a call from inside the platform
+ * (it passes no public invoke gate, see internal-call.ts); nothing else ever gets that mark.
  */
-export function dispatchTarget(url: string, projectId: string, hooks: Hooks): { url: string; host?: string } {
+export function dispatchTarget(url: string, project: { id: string; short: string }, hooks: Hooks, daemonPort: number): PushTarget {
   const u = new URL(url);
   for (const h of hooks.pushTargets ?? []) {
-    const mapped = h(projectId, u);
-    if (mapped) return { url: mapped, host: u.host };
+    const mapped = h(project.id, u);
+    if (mapped) return { url: mapped, host: u.host, headers: {} };
   }
   if (u.hostname.endsWith('.localhost')) {
     const host = u.host;
+    const own = isProjectWorkloadHost(u.hostname, project.short) && Number(u.port || 80) === daemonPort;
     u.hostname = '127.0.0.1';
-    return { url: u.toString(), host };
+    return { url: u.toString(), host, headers: own ? internalCallHeaders() : {} };
   }
-  return { url };
+  return { url, headers: {} };
+}
+
+export interface PushTarget {
+  url: string;
+  /** Host header to send when the url was rewritten to loopback. */
+  host?: string;
+  headers: Record<string, string>;
 }

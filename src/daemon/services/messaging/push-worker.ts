@@ -23,8 +23,8 @@ export class PushWorker {
   private stopped = false;
   private readonly abort = new AbortController();
   private readonly running = new Set<Promise<void>>();
-  /** key-shared: ordering keys with a delivery in flight (one at a time per key). */
-  private readonly busyKeys = new Set<string>();
+  /** Deliveries answered 2xx, acknowledged together in one transaction on the next pump. */
+  private acked: number[] = [];
 
   constructor(
     private readonly b: Broker,
@@ -42,6 +42,7 @@ export class PushWorker {
     if (this.timer) clearTimeout(this.timer);
     this.abort.abort();
     await Promise.allSettled([...this.running]);
+    this.flushAcks();
     this.b.peekSubRuntime(this.subId)?.consumers.delete(PUSH_CONSUMER);
   }
 
@@ -58,33 +59,45 @@ export class PushWorker {
     });
   }
 
+  /**
+   * One transaction for every delivery that succeeded since the last pump: a commit per message
+   * would bound push throughput by commit latency. A crash before the flush only means those
+   * messages are delivered again (at-least-once).
+   */
+  private flushAcks(): void {
+    if (!this.acked.length) return;
+    const seqs = this.acked;
+    this.acked = [];
+    const sub = this.b.store.subById(this.subId);
+    if (sub) acknowledge(this.b, sub, seqs);
+  }
+
   private pump(): void {
+    this.flushAcks();
     if (this.stopped) return;
     const sub = this.b.store.subById(this.subId);
     if (!sub || sub.deliver_mode !== 'push' || !sub.push_url) return;
     const topic = this.b.store.topicById(sub.topic_id);
     if (!topic || topic.state === 'deleting') return;
-    // exclusive and failover are ordered: one delivery at a time; key-shared orders per key.
-    const ordered = sub.type === 'exclusive' || sub.type === 'failover';
-    const limit = ordered ? 1 : Math.max(1, Math.min(this.b.config.pushConcurrency, sub.max_ack_pending));
-    const keys = sub.type === 'key-shared' ? this.busyKeys : undefined;
+    // exclusive and failover deliver in order, one at a time; key-shared in order per key.
+    const ordered = sub.type === 'exclusive' || sub.type === 'failover' ? 'all' : sub.type === 'key-shared' ? 'key' : undefined;
+    const limit = ordered === 'all' ? 1 : Math.max(1, Math.min(this.b.config.pushConcurrency, sub.max_ack_pending));
     const timeoutMs = this.b.config.pushTimeoutMs > 0 ? this.b.config.pushTimeoutMs : sub.ack_deadline_seconds * 1000;
     while (this.inflight < limit) {
       // The lease outlives the request timeout so a slow attempt is never handed out twice.
-      const batch = take(this.b, sub.id, PUSH_CONSUMER, limit - this.inflight, timeoutMs + 5_000, keys);
+      const batch = take(this.b, sub.id, PUSH_CONSUMER, limit - this.inflight, timeoutMs + 5_000, ordered);
       if (!batch.length) break;
-      for (const d of batch) this.track(this.deliver(sub, topic, d, timeoutMs), d.row.key ?? undefined);
+      for (const d of batch) this.track(this.deliver(sub, topic, d, timeoutMs));
     }
     this.scheduleNext();
   }
 
-  private track(p: Promise<void>, key?: string): void {
+  private track(p: Promise<void>): void {
     this.inflight++;
     const q = p
       .catch((e) => this.b.log.error('messaging: push delivery failed', { subscription: this.subId, error: String(e) }))
       .finally(() => {
         this.inflight--;
-        if (key) this.busyKeys.delete(key);
         this.running.delete(q);
         this.kick();
       });
@@ -102,11 +115,11 @@ export class PushWorker {
 
   private async deliver(sub: SubRow, topic: TopicRow, d: Delivery, timeoutMs: number): Promise<void> {
     const req = buildPushRequest(sub, topic, d.message, d.attempt);
-    const target = dispatchTarget(sub.push_url!, sub.project_id, this.b.ctx.hooks);
+    const target = dispatchTarget(sub.push_url!, { id: sub.project_id, short: topic.short }, this.b.ctx.hooks, this.b.ctx.config.port);
     const outcome = await sendPush(target, req, timeoutMs, this.abort.signal);
     if (this.stopped) return; // the lease expires and the message is delivered again
     if (outcome.ok) {
-      acknowledge(this.b, sub, [d.message.seq]);
+      this.acked.push(d.message.seq); // track() kicks the pump, which acknowledges
       return;
     }
     pushFailed(this.b, sub, topic, d, outcome.error ?? `status ${outcome.status}`);

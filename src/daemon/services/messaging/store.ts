@@ -203,13 +203,13 @@ export class MsgStore {
       ).run(m.topic_id, m.ledger, m.entry, m.data, m.attributes, m.key, m.publish_time, m.size).lastInsertRowid,
     );
   }
-  insertPending(subId: number, seq: number, topicId: number, size: number, key: string | null): void {
-    this.st('INSERT INTO msg_pending (sub_id, seq, topic_id, size, key) VALUES (?, ?, ?, ?, ?)').run(subId, seq, topicId, size, key);
+  insertPending(subId: number, seq: number, size: number, key: string | null): void {
+    this.st('INSERT INTO msg_pending (sub_id, seq, size, key) VALUES (?, ?, ?, ?)').run(subId, seq, size, key);
   }
   /** start_from all: the new subscription owes every message the topic still retains. */
   seedPending(subId: number, topicId: number): number {
     return this.st(
-      'INSERT INTO msg_pending (sub_id, seq, topic_id, size, key) SELECT ?, seq, topic_id, size, key FROM msg_messages WHERE topic_id = ?',
+      'INSERT INTO msg_pending (sub_id, seq, size, key) SELECT ?, seq, size, key FROM msg_messages WHERE topic_id = ?',
     ).run(subId, topicId).changes;
   }
   oldest(topicId: number, limit: number): { seq: number; size: number }[] {
@@ -258,6 +258,11 @@ export class MsgStore {
       now,
       limit,
     ) as PendingRow[];
+  }
+  /** Ordering keys with a delivery leased or backing off: their later messages must wait. */
+  heldKeys(subId: number, now: number): Set<string> {
+    const rows = this.st('SELECT DISTINCT key FROM msg_pending WHERE sub_id = ? AND visible_at > ? AND key IS NOT NULL').all(subId, now) as { key: string }[];
+    return new Set(rows.map((r) => r.key));
   }
   nextVisibleAt(subId: number, now: number): number | undefined {
     const r = this.st('SELECT MIN(visible_at) AS t FROM msg_pending WHERE sub_id = ? AND visible_at > ?').get(subId, now) as { t: number | null };

@@ -1,6 +1,7 @@
 import hnswlib from 'hnswlib-node';
 import type { Distance, QuantizationKind } from '../../../api/vector.js';
 import { Hnsw } from './hnsw.js';
+import { grown } from './capacity.js';
 import { BinaryCodes, FloatCodes, ScalarCodes, type CodeSpace } from './quantization.js';
 
 /** An approximate nearest-neighbour index over slots; distances are "smaller is closer". */
@@ -44,7 +45,7 @@ export class HnswlibAnn implements Ann {
   }
   add(slot: number, v: Float32Array) {
     if (slot >= this.capacity) {
-      while (this.capacity <= slot) this.capacity *= 2;
+      this.capacity = grown(this.capacity, slot);
       this.index.resizeIndex(this.capacity);
     }
     this.index.addPoint(Array.from(v), slot);

@@ -81,7 +81,8 @@ export class IndexEngine {
     }
     for (const r of this.store.iteratePoints(this.s.id)) {
       const v = fromBlob(r.vector);
-      this.ann ??= this.newAnn(sample.length ? sample : [v], 1024);
+      // Sized for what is stored, so a rebuilt index holds no growth slack.
+      this.ann ??= this.newAnn(sample.length ? sample : [v], this.store.countPoints(this.s.id));
       this.addOne(r.id_key, v, this.payloads ? (JSON.parse(r.payload) as Payload) : undefined);
     }
   }
@@ -205,9 +206,12 @@ export class IndexEngine {
     return { results: scored.slice(0, need), stats: { plan: 'ann', candidates: found.length } };
   }
 
-  /** Float vector of a live slot: from the graph when it holds floats, else from SQLite. */
-  private floatOf(slot: number): Float32Array {
-    return this.ann!.floatVector(slot) ?? this.vectorOf(this.keyOf[slot]!)!;
+  /** Float vectors of live slots: from the graph when it holds floats, else from SQLite in one read. */
+  private floatsOf(slots: number[]): Float32Array[] {
+    const inGraph = slots.map((s) => this.ann!.floatVector(s));
+    const missing = slots.filter((_, i) => !inGraph[i]).map((s) => this.keyOf[s]!);
+    const stored = missing.length ? this.store.vectorsOf(this.s.id, missing) : undefined;
+    return slots.map((s, i) => inGraph[i] ?? fromBlob(stored!.get(this.keyOf[s]!)!));
   }
 
   /** Exact top `need` over every stored vector, streamed from SQLite with a bounded buffer. */
@@ -223,7 +227,13 @@ export class IndexEngine {
 
   /** Exact scores for candidate slots, best first. */
   private rescore(q: Float32Array, slots: number[]): Candidate[] {
-    const out = slots.map((slot) => ({ slot, key: this.keyOf[slot]!, score: exactScore(this.s.distance, this.floatOf(slot), q) }));
+    const out: Candidate[] = [];
+    // Chunks bound the memory of a large filtered scan; one SQLite read per chunk.
+    for (let c = 0; c < slots.length; c += 512) {
+      const chunk = slots.slice(c, c + 512);
+      const vectors = this.floatsOf(chunk);
+      chunk.forEach((slot, i) => out.push({ slot, key: this.keyOf[slot]!, score: exactScore(this.s.distance, vectors[i]!, q) }));
+    }
     return out.sort(compareScored(this.s.distance));
   }
 

@@ -1,3 +1,4 @@
+import { grown } from './capacity.js';
 import { Heap } from './heap.js';
 import type { CodeSpace } from './quantization.js';
 
@@ -64,7 +65,7 @@ export class Hnsw {
   private ensure(slot: number) {
     let cap = this.space.capacity();
     if (slot < cap) return;
-    while (cap <= slot) cap *= 2;
+    cap = grown(cap, slot);
     this.space.grow(cap);
     const l0 = new Int32Array(cap * (this.m0 + 1));
     l0.set(this.links0);

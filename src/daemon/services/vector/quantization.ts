@@ -1,4 +1,5 @@
 import type { Distance } from '../../../api/vector.js';
+import { int8Kernels, newMemory, WASM_PAGE, type Int8Kernels, type WasmMemory } from './simd.js';
 
 /**
  * In-memory vector codes an HNSW graph scores candidates with. `FloatCodes` keeps float32 (used to
@@ -71,9 +72,22 @@ export class FloatCodes implements CodeSpace {
  * Scalar (int8) quantization: each component maps linearly onto 0..254 between two bounds taken
  * from the data at the configured quantile (Qdrant's `quantile`, default 0.99), so outliers do not
  * stretch the grid. Values outside are clamped; the float rescoring step repairs their order.
+ *
+ * Codes live in a WebAssembly memory, one row per slot padded to 16 bytes, so the SIMD kernels of
+ * simd.ts can score them; the query is quantized to int16 once per search (its rounding error is
+ * far below the codes' own, and final scores come from the stored floats anyway). Where
+ * WebAssembly SIMD is missing, plain loops over the same bytes give the same ranking.
  */
 export class ScalarCodes implements CodeSpace {
-  private codes: Uint8Array;
+  private mem: WasmMemory;
+  private u8!: Uint8Array;
+  private q16!: Int16Array;
+  private readonly kernels: Int8Kernels | undefined;
+  /** Padded bytes per row; the int16 query region (2 bytes per padded dimension) comes first. */
+  private readonly row: number;
+  private readonly codesOff: number;
+  private readonly qMax: number;
+  private loaded: unknown;
   private sums: Float32Array;
   private norms: Float32Array;
   readonly bytesPerVector: number;
@@ -85,11 +99,27 @@ export class ScalarCodes implements CodeSpace {
     readonly hi: number,
     cap = 1024,
   ) {
-    this.codes = new Uint8Array(cap * dims);
+    this.row = Math.ceil(dims / 16) * 16;
+    this.codesOff = this.row * 2;
+    // Each i32 lane of the kernel sums row/4 products of a code (<= 254) and the query: bound the
+    // query so no lane can overflow, whatever the width.
+    this.qMax = Math.min(32767, Math.floor(2 ** 31 / (254 * (this.row / 4))) - 1);
+    this.mem = newMemory(this.codesOff + cap * this.row);
+    this.kernels = int8Kernels(this.mem);
+    this.views();
     this.sums = new Float32Array(cap);
     this.norms = new Float32Array(cap);
     this.step = hi > lo ? (hi - lo) / 254 : 1;
-    this.bytesPerVector = dims + 8;
+    this.bytesPerVector = this.row + 8;
+  }
+  /** Whether the SIMD kernels score the codes (false: the JavaScript loops). */
+  get accelerated() {
+    return this.kernels !== undefined;
+  }
+  private views() {
+    this.u8 = new Uint8Array(this.mem.buffer);
+    this.q16 = new Int16Array(this.mem.buffer, 0, this.row);
+    this.loaded = undefined;
   }
   /** Bounds covering `quantile` of the sample's components (symmetric tails). */
   static bounds(sample: Float32Array[], quantile: number): { lo: number; hi: number } {
@@ -108,9 +138,11 @@ export class ScalarCodes implements CodeSpace {
     return this.sums.length;
   }
   grow(cap: number) {
-    const c = new Uint8Array(cap * this.dims);
-    c.set(this.codes);
-    this.codes = c;
+    const need = this.codesOff + cap * this.row;
+    if (need > this.mem.buffer.byteLength) {
+      this.mem.grow(Math.ceil((need - this.mem.buffer.byteLength) / WASM_PAGE));
+      this.views();
+    }
     const s = new Float32Array(cap);
     s.set(this.sums);
     this.sums = s;
@@ -119,13 +151,13 @@ export class ScalarCodes implements CodeSpace {
     this.norms = n;
   }
   set(slot: number, v: Float32Array) {
-    const o = slot * this.dims;
+    const o = this.codesOff + slot * this.row;
     let sum = 0;
     let norm = 0;
     for (let i = 0; i < this.dims; i++) {
       let c = Math.round((v[i]! - this.lo) / this.step);
       c = c < 0 ? 0 : c > 254 ? 254 : c;
-      this.codes[o + i] = c;
+      this.u8[o + i] = c;
       sum += c;
       const x = this.lo + c * this.step;
       norm += x * x;
@@ -133,30 +165,60 @@ export class ScalarCodes implements CodeSpace {
     this.sums[slot] = sum;
     this.norms[slot] = norm;
   }
-  prepare(q: Float32Array) {
+  prepare(q: Float32Array): ScalarQuery {
     let qs = 0;
-    for (let i = 0; i < q.length; i++) qs += q[i]!;
-    return { q, qs };
+    let maxAbs = 0;
+    for (let i = 0; i < q.length; i++) {
+      qs += q[i]!;
+      maxAbs = Math.max(maxAbs, Math.abs(q[i]!));
+    }
+    const q16 = new Int16Array(this.row);
+    const scale = maxAbs > 0 ? this.qMax / maxAbs : 0;
+    for (let i = 0; i < q.length; i++) q16[i] = Math.round(q[i]! * scale);
+    return { q, qs, q16, inv: scale > 0 ? 1 / scale : 0 };
+  }
+  /** Σ c_i q_i for a slot: SIMD over the int16 query, or a loop over the float query. */
+  private codeDot(p: ScalarQuery, slot: number): number {
+    const o = this.codesOff + slot * this.row;
+    if (this.kernels) {
+      if (this.loaded !== p) {
+        this.q16.set(p.q16);
+        this.loaded = p;
+      }
+      return this.kernels.dotq(o, 0, this.row / 16) * p.inv;
+    }
+    const c = this.u8;
+    const q = p.q;
+    let s = 0;
+    for (let i = 0; i < q.length; i++) s += c[o + i]! * q[i]!;
+    return s;
   }
   /** x̂·q = lo·Σq + step·Σ c_i q_i, computed straight from the codes. */
   distQ(prep: unknown, slot: number) {
-    const { q, qs } = prep as { q: Float32Array; qs: number };
-    const c = this.codes;
-    const o = slot * this.dims;
-    let s = 0;
-    for (let i = 0; i < q.length; i++) s += c[o + i]! * q[i]!;
-    const dotq = this.lo * qs + this.step * s;
+    const p = prep as ScalarQuery;
+    const dotq = this.lo * p.qs + this.step * this.codeDot(p, slot);
     return this.distance === 'euclid' ? this.norms[slot]! - 2 * dotq : -dotq;
   }
   distSS(a: number, b: number) {
-    const c = this.codes;
-    const oa = a * this.dims;
-    const ob = b * this.dims;
+    const oa = this.codesOff + a * this.row;
+    const ob = this.codesOff + b * this.row;
     let s = 0;
-    for (let i = 0; i < this.dims; i++) s += c[oa + i]! * c[ob + i]!;
+    if (this.kernels) s = this.kernels.dotcc(oa, ob, this.row / 16);
+    else {
+      const c = this.u8;
+      for (let i = 0; i < this.dims; i++) s += c[oa + i]! * c[ob + i]!;
+    }
     const dot = this.dims * this.lo * this.lo + this.lo * this.step * (this.sums[a]! + this.sums[b]!) + this.step * this.step * s;
     return this.distance === 'euclid' ? this.norms[a]! + this.norms[b]! - 2 * dot : -dot;
   }
+}
+
+interface ScalarQuery {
+  q: Float32Array;
+  qs: number;
+  q16: Int16Array;
+  /** 1 / the query's int16 scale: turns the kernel's integer sum back into Σ c_i q_i. */
+  inv: number;
 }
 
 const popcount = (x: number) => {

@@ -2,13 +2,17 @@ import { DATA_VERBS, vectorRoutes as R } from '../../../api/vector.js';
 import type { Area } from '../../area.js';
 import { Reply } from '../../http/router.js';
 import { badRequest, notFound } from '../../http/errors.js';
+import { Uuid } from '../../../api/common.js';
+import type { ProjectNeed } from '../accounts/access.js';
 import { accessProject } from '../accounts/projects.js';
+import type { Principal } from '../auth/principal.js';
 import { vectorMigrations } from './migrations.js';
 import { VectorRuntime } from './runtime.js';
 import { createIndex, deleteIndex, indexView, listIndexes, patchIndex, requireIndex } from './indexes.js';
 import { deletePoints, queryPoints, scrollPoints, upsertPoints } from './points.js';
 import { DirectTokens, directCredentials } from './credentials.js';
 import { registerDirect } from './direct.js';
+import { vectorHealth } from './health.js';
 
 /**
  * Vector indexes (spec 3 §4.1): index API, data operations, direct-access credentials. A factory,
@@ -28,24 +32,31 @@ export const vectorArea = (): Area => {
       return n ? `${n} vector index${n > 1 ? 'es' : ''}` : undefined;
     });
 
-    r.handle(R.list, ({ principal, params, query }) => listIndexes(ctx, rt, accessProject(ctx, principal!, params.projectID, 'member'), query));
+    // {projectID} must be a UUID on the vector API (spec 3 §7: a malformed project id is a 400),
+    // then the 404 rule applies; the CLI resolves slugs and shorts to the id first.
+    const project = (principal: Principal, ref: string, need: ProjectNeed) => {
+      if (!Uuid.safeParse(ref).success) throw badRequest('malformed project id: project id must be a UUID');
+      return accessProject(ctx, principal, ref, need);
+    };
+
+    r.handle(R.list, ({ principal, params, query }) => listIndexes(ctx, rt, project(principal!, params.projectID, 'member'), query));
     r.handle(R.create, ({ principal, params, body, requestId }) =>
-      createIndex(ctx, rt, accessProject(ctx, principal!, params.projectID, 'member'), principal!, body, requestId),
+      createIndex(ctx, rt, project(principal!, params.projectID, 'member'), principal!, body, requestId),
     );
     r.handle(R.get, ({ principal, params }) => {
-      const access = accessProject(ctx, principal!, params.projectID, 'member');
+      const access = project(principal!, params.projectID, 'member');
       return { index: indexView(requireIndex(rt, access, params.name), access.project) };
     });
     r.handle(R.patch, ({ principal, params, body, requestId }) =>
-      patchIndex(ctx, rt, accessProject(ctx, principal!, params.projectID, 'resource-admin'), principal!, params.name, body, requestId),
+      patchIndex(ctx, rt, project(principal!, params.projectID, 'resource-admin'), principal!, params.name, body, requestId),
     );
     r.handle(R.delete, ({ principal, params, requestId }) => {
-      deleteIndex(ctx, rt, accessProject(ctx, principal!, params.projectID, 'resource-admin'), principal!, params.name, requestId);
+      deleteIndex(ctx, rt, project(principal!, params.projectID, 'resource-admin'), principal!, params.name, requestId);
       return new Reply(204, undefined);
     });
 
-    const indexFor = (principal: Parameters<typeof accessProject>[1], projectID: string, name: string) =>
-      requireIndex(rt, accessProject(ctx, principal, projectID, 'member'), name);
+    const indexFor = (principal: Principal, projectID: string, name: string) =>
+      requireIndex(rt, project(principal, projectID, 'member'), name);
     r.handle(R.upsert, ({ principal, params, body }) => upsertPoints(ctx, rt, indexFor(principal!, params.projectID, params.name), body));
     r.handle(R.query, ({ principal, params, body }) => queryPoints(rt, indexFor(principal!, params.projectID, params.name), body));
     r.handle(R.scroll, ({ principal, params, body }) => scrollPoints(rt, indexFor(principal!, params.projectID, params.name), body));
@@ -54,7 +65,7 @@ export const vectorArea = (): Area => {
     // Anything else POSTed under /indexes/: a missing or unknown :verb is a 400 (spec 3 §4.1), after
     // the project gate so outsiders still see 404.
     r.handle(R.customVerb, ({ principal, params }) => {
-      accessProject(ctx, principal!, params.projectID, 'member');
+      project(principal!, params.projectID, 'member');
       const target = params.target;
       if (target.includes('/')) throw notFound(`no route for POST ${target}`);
       const colon = target.indexOf(':');
@@ -63,9 +74,13 @@ export const vectorArea = (): Area => {
     });
 
     r.handle(R.credentials, async ({ principal, params, req }) =>
-      directCredentials(rt, tokens, accessProject(ctx, principal!, params.projectID, 'resource-admin'), req),
+      directCredentials(rt, tokens, project(principal!, params.projectID, 'resource-admin'), req),
     );
     registerDirect(r, ctx, rt, tokens);
+    r.handle(R.health, () => {
+      const h = vectorHealth(rt);
+      return h.ok ? h.body : new Reply(503, h.body);
+    });
   },
   async start() {
     runtime?.start();

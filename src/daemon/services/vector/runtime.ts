@@ -13,6 +13,8 @@ export class VectorRuntime {
   private readyTimers = new Map<string, NodeJS.Timeout>();
   private countTimer?: NodeJS.Timeout;
   private loadTimer?: NodeJS.Timeout;
+  /** True between start() and stop(): health reports the engine and scheduler down otherwise. */
+  running = false;
 
   constructor(readonly ctx: AreaContext) {
     this.store = new VectorStore(ctx.db);
@@ -20,6 +22,7 @@ export class VectorRuntime {
 
   /** Starts timers: pending indexes become ready, engines rebuild in the background, counts refresh. */
   start(): void {
+    this.running = true;
     const rows = this.store.allIndexes();
     for (const r of rows) if (r.state === 'pending') this.scheduleReady(r.id);
     const toLoad = rows.filter((r) => r.state === 'ready').map((r) => r.id);
@@ -38,6 +41,7 @@ export class VectorRuntime {
   }
 
   stop(): void {
+    this.running = false;
     for (const t of this.readyTimers.values()) clearTimeout(t);
     this.readyTimers.clear();
     clearInterval(this.countTimer);
@@ -57,6 +61,15 @@ export class VectorRuntime {
     }, this.ctx.config.vector.readyDelayMs);
     t.unref();
     this.readyTimers.set(id, t);
+  }
+
+  /** Names (project/name) of indexes pending for longer than `olderThanMs` by the area clock. */
+  stuckPending(olderThanMs: number): string[] {
+    const cutoff = this.ctx.clock.now() - olderThanMs;
+    return this.store
+      .allIndexes()
+      .filter((r) => r.state === 'pending' && Date.parse(r.created_at) < cutoff)
+      .map((r) => r.name);
   }
 
   refreshCounts(): void {

@@ -86,9 +86,13 @@ export class VectorStore {
     this.q('DELETE FROM vec_indexes WHERE id = ?').run(id);
   }
 
+  countPoints(indexId: string): number {
+    return (this.q('SELECT COUNT(*) AS n FROM vec_points WHERE index_id = ?').get(indexId) as { n: number }).n;
+  }
+
   /** Recomputes the lagging counters of spec 3 §2.1 (one vector per point; one segment per shard). */
   refreshCounts(id: string, now: string): void {
-    const n = (this.q('SELECT COUNT(*) AS n FROM vec_points WHERE index_id = ?').get(id) as { n: number }).n;
+    const n = this.countPoints(id);
     this.db
       .prepare(
         `UPDATE vec_indexes SET points_count = ?, vectors_count = ?, segments_count = CASE WHEN state = 'ready' THEN shards ELSE 0 END,
@@ -125,6 +129,15 @@ export class VectorStore {
 
   vectorOf(indexId: string, key: string): Buffer | undefined {
     return (this.q('SELECT vector FROM vec_points WHERE index_id = ? AND id_key = ?').get(indexId, key) as { vector: Buffer } | undefined)?.vector;
+  }
+
+  /** Vectors of many points in one statement (rescoring reads tens of candidates per query). */
+  vectorsOf(indexId: string, keys: string[]): Map<string, Buffer> {
+    // json_each drives the loop (CROSS JOIN keeps that order): one primary-key probe per key.
+    const rows = this.q(
+      'SELECT p.id_key, p.vector FROM json_each(?) AS j CROSS JOIN vec_points AS p ON p.index_id = ? AND p.id_key = j.value',
+    ).all(JSON.stringify(keys), indexId) as Array<{ id_key: string; vector: Buffer }>;
+    return new Map(rows.map((r) => [r.id_key, r.vector]));
   }
 
   payloadOf(indexId: string, key: string): string | undefined {

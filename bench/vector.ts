@@ -1,0 +1,355 @@
+/**
+ * Vector benchmark (issue 6): recall@10, query latency (p50, p99), queries per second, upsert
+ * throughput and memory per vector of the index engine, with and without scalar quantization,
+ * against an exact brute-force scan measured in the same run on the same data; plus the
+ * comparison that chose hnswlib-node over our own JavaScript HNSW for float vectors.
+ *
+ * The engine is the daemon's (IndexEngine over a file-backed SQLite store with the area's
+ * migrations and the daemon's default planner settings); HTTP and JSON costs are not included.
+ * Data: clustered 768-dimensional vectors of low intrinsic dimension (cluster centre plus a
+ * few shared directions plus small isotropic noise), like text embeddings, so neighbours mean
+ * something; queries are held-out points of the same distribution.
+ *
+ * A last section goes through the real path (an in-process daemon, HTTP and JSON): upsert batches
+ * of 1000 and queries, to show what the API adds on top of the engine.
+ *
+ * Run: npx tsx --expose-gc bench/vector.ts [--n 20000] [--dims 768] [--queries 200] [--compare 5000]
+ *      [--kinds none,scalar] [--http 5000]
+ * (or `npm run bench vector`, which uses the same defaults; BENCH_VECTOR_N also sets --n).
+ */
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import type { Distance, QuantizationKind } from '../src/api/vector.js';
+import { configFromEnv } from '../src/daemon/config.js';
+import { startDaemon } from '../src/daemon/server.js';
+import { CodeAnn, HnswlibAnn, type Ann } from '../src/daemon/services/vector/ann.js';
+import { IndexEngine } from '../src/daemon/services/vector/engine.js';
+import { vectorMigrations } from '../src/daemon/services/vector/migrations.js';
+import { intKey } from '../src/daemon/services/vector/point-ids.js';
+import { FloatCodes } from '../src/daemon/services/vector/quantization.js';
+import { toBlob } from '../src/daemon/services/vector/scoring.js';
+import { VectorStore } from '../src/daemon/services/vector/store.js';
+import { rng } from '../test/vector/data.js';
+import { percentile, type Row } from './lib.js';
+
+const arg = (name: string, d: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : d;
+};
+
+const DISTANCE: Distance = 'cosine';
+const K = 10;
+
+/** N vectors (row-major, normalized for cosine: the engine's stored form) plus Q held-out queries. */
+function dataset(n: number, q: number, dims: number, seed = 7): { base: Float32Array; queries: Float32Array } {
+  const r = rng(seed);
+  const gauss = () => Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
+  const clusters = Math.max(10, Math.round(n / 200));
+  const rank = 24;
+  const centres = Array.from({ length: clusters }, () => Float32Array.from({ length: dims }, gauss));
+  const directions = Array.from({ length: rank }, () => Float32Array.from({ length: dims }, () => gauss() / Math.sqrt(dims)));
+  const out = new Float32Array((n + q) * dims);
+  for (let p = 0; p < n + q; p++) {
+    const c = centres[Math.floor(r() * clusters)]!;
+    const o = p * dims;
+    for (let i = 0; i < dims; i++) out[o + i] = c[i]! * 0.08 + gauss() * 0.04;
+    for (const dir of directions) {
+      const w = gauss() * 0.6;
+      for (let i = 0; i < dims; i++) out[o + i]! += w * dir[i]!;
+    }
+    let norm = 0;
+    for (let i = 0; i < dims; i++) norm += out[o + i]! * out[o + i]!;
+    norm = Math.sqrt(norm) || 1;
+    for (let i = 0; i < dims; i++) out[o + i]! /= norm;
+  }
+  return { base: out.subarray(0, n * dims), queries: out.subarray(n * dims) };
+}
+
+const row = (data: Float32Array, dims: number, i: number) => data.subarray(i * dims, (i + 1) * dims);
+
+/** Exact top-K by dot product (cosine on normalized vectors): the baseline. */
+function bruteForce(base: Float32Array, dims: number, q: Float32Array): number[] {
+  const n = base.length / dims;
+  const best: Array<{ i: number; s: number }> = [];
+  let floor = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const o = i * dims;
+    let s = 0;
+    for (let j = 0; j < dims; j++) s += base[o + j]! * q[j]!;
+    if (best.length < K || s > floor) {
+      best.push({ i, s });
+      if (best.length > K) {
+        best.sort((a, b) => b.s - a.s);
+        best.length = K;
+      }
+      floor = best.length === K ? Math.min(...best.map((b) => b.s)) : -Infinity;
+    }
+  }
+  return best.sort((a, b) => b.s - a.s).map((b) => b.i);
+}
+
+/** RSS deltas mean something only after a full collection (node --expose-gc). */
+const gcFn = (globalThis as { gc?: () => void }).gc;
+const gc = () => gcFn?.();
+
+interface Measured {
+  label: string;
+  upsertPerSec: number;
+  buildS: number;
+  recall: number;
+  p50: number;
+  p99: number;
+  qps: number;
+  accountedPerVector: number;
+  rssPerVector: number | undefined;
+}
+
+/** Builds an engine like the daemon's, upserting in API-sized batches, then queries it. */
+function measureEngine(quantization: QuantizationKind, base: Float32Array, queries: Float32Array, dims: number, truth: number[][], rss: boolean): Measured {
+  const dir = mkdtempSync(join(tmpdir(), 'platform-bench-vector-'));
+  const db = new Database(join(dir, 'bench.db'));
+  db.pragma('journal_mode = WAL');
+  db.exec('CREATE TABLE acct_projects (id TEXT PRIMARY KEY)');
+  db.exec(`INSERT INTO acct_projects VALUES ('p')`);
+  for (const m of vectorMigrations) db.exec(m);
+  db.prepare(
+    `INSERT INTO vec_indexes (id, project_id, name, dimensions, distance, on_disk, payload_on_disk, q_kind, q_always_ram, shards, replicas, state, created_at)
+     VALUES ('i', 'p', 'bench', ?, ?, 0, 0, ?, 0, 1, 1, 'ready', '')`,
+  ).run(dims, DISTANCE, quantization);
+  const store = new VectorStore(db);
+  const v = configFromEnv({}).vector;
+  gc();
+  const rss0 = process.memoryUsage().rss;
+  const engine = new IndexEngine({ id: 'i', dims, distance: DISTANCE, quantization, payloadOnDisk: false }, store, {
+    exactMaxPoints: v.exactMaxPoints,
+    exactMaxCandidates: v.exactMaxCandidates,
+    ef: v.ef,
+  });
+  const n = base.length / dims;
+  const t0 = performance.now();
+  for (let b = 0; b < n; b += 1000) {
+    const pts: Array<{ key: string; vector: Float32Array; payload: { group: number } }> = [];
+    for (let i = b; i < Math.min(n, b + 1000); i++) pts.push({ key: intKey(i), vector: row(base, dims, i).slice(), payload: { group: i % 10 } });
+    db.transaction(() => store.upsertPoints('i', pts.map((p) => ({ id_key: p.key, vector: toBlob(p.vector), payload: JSON.stringify(p.payload) }))))();
+    engine.upsert(pts);
+    if (process.stderr.isTTY) process.stderr.write(`\r  ${quantization}: ${Math.min(n, b + 1000)}/${n}`);
+  }
+  const buildS = (performance.now() - t0) / 1000;
+  if (process.stderr.isTTY) process.stderr.write('\n');
+  gc();
+  const rssPerVector = gcFn && rss ? (process.memoryUsage().rss - rss0) / n : undefined;
+
+  const nq = queries.length / dims;
+  const lat: number[] = [];
+  let hits = 0;
+  const q0 = performance.now();
+  for (let qi = 0; qi < nq; qi++) {
+    const q = row(queries, dims, qi);
+    const t = performance.now();
+    const { results } = engine.search(q, K);
+    lat.push(performance.now() - t);
+    const want = new Set(truth[qi]!.map(intKey));
+    hits += results.filter((r) => want.has(r.key)).length;
+  }
+  const qs = (performance.now() - q0) / 1000;
+  const accounted = engine.memoryBytes() / n;
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+  return {
+    label: quantization,
+    upsertPerSec: n / buildS,
+    buildS,
+    recall: hits / (K * nq),
+    p50: percentile(lat, 50),
+    p99: percentile(lat, 99),
+    qps: nq / qs,
+    accountedPerVector: accounted,
+    rssPerVector,
+  };
+}
+
+/** hnswlib-node against our JavaScript HNSW, both over float32 (the library choice). */
+function compareGraphs(base: Float32Array, queries: Float32Array, dims: number, n: number, truth: number[][]) {
+  const out: Array<{ label: string; buildS: number; p50: number; recall: number }> = [];
+  const makers: Array<[string, () => Ann]> = [
+    ['hnswlib-node', () => new HnswlibAnn(dims, DISTANCE, n)],
+    ['own HNSW (JS)', () => new CodeAnn('hnsw-float', new FloatCodes(dims, DISTANCE, n))],
+  ];
+  const ef = configFromEnv({}).vector.ef;
+  for (const [label, make] of makers) {
+    const ann = make();
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) ann.add(i, row(base, dims, i));
+    const buildS = (performance.now() - t0) / 1000;
+    const lat: number[] = [];
+    let hits = 0;
+    const nq = queries.length / dims;
+    for (let qi = 0; qi < nq; qi++) {
+      const t = performance.now();
+      const found = ann.search(row(queries, dims, qi), K, ef);
+      lat.push(performance.now() - t);
+      const want = new Set(truth[qi]);
+      hits += found.filter((f) => want.has(f.id)).length;
+    }
+    out.push({ label, buildS, p50: percentile(lat, 50), recall: hits / (K * nq) });
+  }
+  return out;
+}
+
+const f = (x: number, d = 2) => x.toFixed(d);
+
+/** Upserts and queries through a real daemon over HTTP (quantization none). */
+async function measureHttp(base: Float32Array, queries: Float32Array, dims: number, n: number) {
+  const home = mkdtempSync(join(tmpdir(), 'platform-bench-vector-http-'));
+  const admin = { email: 'bench@example.test', password: 'Bench-Password-123' };
+  const cfg = configFromEnv({}, { home, port: 0, admin, rateLimit: { burst: 0, refillPerSecond: 0 } });
+  const daemon = await startDaemon({ ...cfg, vector: { ...cfg.vector, readyDelayMs: 0 } });
+  try {
+    const api = async (method: string, path: string, token?: string, body?: unknown) => {
+      const res = await fetch(daemon.url + path, {
+        method,
+        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      const text = await res.text();
+      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
+      return text ? JSON.parse(text) : undefined;
+    };
+    const { token } = await api('POST', '/v1/auth/login', undefined, admin);
+    const project = (await api('GET', '/v1/projects', token)).projects.find((p: { slug: string }) => p.slug === 'default');
+    const idx = `/v1/projects/${project.id}/indexes`;
+    await api('POST', idx, token, { name: 'bench', dimensions: dims, distance: DISTANCE });
+    while (!(await api('GET', `${idx}/bench`, token)).index.ready) await new Promise((r) => setTimeout(r, 5));
+    const t0 = performance.now();
+    for (let b = 0; b < n; b += 1000) {
+      const points = [];
+      for (let i = b; i < Math.min(n, b + 1000); i++) points.push({ id: i, vector: Array.from(row(base, dims, i)), payload: { group: i % 10 } });
+      await api('POST', `${idx}/bench:upsert`, token, { points });
+    }
+    const upsertPerSec = n / ((performance.now() - t0) / 1000);
+    const lat: number[] = [];
+    const nq = queries.length / dims;
+    for (let qi = 0; qi < nq; qi++) {
+      const vector = Array.from(row(queries, dims, qi));
+      const t = performance.now();
+      await api('POST', `${idx}/bench:query`, token, { vector, top_k: K });
+      lat.push(performance.now() - t);
+    }
+    // The HTTP floor in the same run: an unauthenticated GET with no work behind it.
+    const floor: number[] = [];
+    for (let i = 0; i < nq; i++) {
+      const t = performance.now();
+      await api('GET', '/healthz');
+      floor.push(performance.now() - t);
+    }
+    return { upsertPerSec, p50: percentile(lat, 50), p99: percentile(lat, 99), floorP50: percentile(floor, 50) };
+  } finally {
+    await daemon.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+export async function vectorBench(): Promise<Row[]> {
+  const n = arg('n', Number(process.env.BENCH_VECTOR_N ?? 20_000));
+  const dims = arg('dims', 768);
+  const nq = arg('queries', 200);
+  const nCompare = Math.min(n, arg('compare', 5000));
+  const rawBytes = dims * 4;
+  const b = `vector ${n / 1000}k x ${dims}d cosine`;
+  process.stderr.write(`vector: generating ${n} + ${nq} vectors of ${dims} dimensions\n`);
+  const { base, queries } = dataset(n, nq, dims);
+
+  // Baseline: exact brute force over the same float vectors, in the same process and run.
+  const truth: number[][] = [];
+  const exactLat: number[] = [];
+  const e0 = performance.now();
+  for (let qi = 0; qi < nq; qi++) {
+    const t = performance.now();
+    truth.push(bruteForce(base, dims, row(queries, dims, qi)));
+    exactLat.push(performance.now() - t);
+  }
+  const exactQps = nq / ((performance.now() - e0) / 1000);
+  const exactP50 = percentile(exactLat, 50);
+  const exactP99 = percentile(exactLat, 99);
+
+  const rows: Row[] = [
+    { bench: b, metric: 'exact scan p50 / p99', value: `${f(exactP50)} / ${f(exactP99)} ms`, baseline: 'brute force' },
+    { bench: b, metric: 'exact scan queries/s', value: f(exactQps, 0), baseline: 'brute force' },
+  ];
+  const kindsArg = process.argv.indexOf('--kinds');
+  const kinds = (kindsArg > 0 ? process.argv[kindsArg + 1]!.split(',') : ['none', 'scalar']) as QuantizationKind[];
+  for (const quantization of kinds) {
+    process.stderr.write(`vector: building the ${quantization} index\n`);
+    // RSS deltas are meaningful only for the first index of a process: later ones reuse freed pages.
+    const m = measureEngine(quantization, base, queries, dims, truth, quantization === kinds[0]);
+    const tag = `${b} q=${quantization}`;
+    rows.push(
+      { bench: tag, metric: 'recall@10', value: f(m.recall, 4), baseline: '1 (exact)', goal: '>= 0.98' },
+      {
+        bench: tag,
+        metric: 'query p50 / p99',
+        value: `${f(m.p50)} / ${f(m.p99)} ms`,
+        baseline: `${f(exactP50)} / ${f(exactP99)} ms`,
+        ratio: `${f(m.p50 / exactP50, 3)}x p50`,
+        goal: 'p50 < 5 ms',
+      },
+      { bench: tag, metric: 'queries/s', value: f(m.qps, 0), baseline: f(exactQps, 0), ratio: `${f(m.qps / exactQps, 1)}x` },
+      { bench: tag, metric: 'upsert points/s (engine + SQLite)', value: f(m.upsertPerSec, 0), baseline: '', ratio: `build ${f(m.buildS, 1)} s` },
+      {
+        bench: tag,
+        metric: 'index bytes/vector (accounted)',
+        value: f(m.accountedPerVector, 0),
+        baseline: `${rawBytes} raw`,
+        ratio: `${f(m.accountedPerVector / rawBytes)}x`,
+        goal: quantization === 'none' ? '<= 1.3x' : '<= 0.4x',
+      },
+      {
+        bench: tag,
+        metric: 'resident bytes/vector (RSS delta)',
+        value: m.rssPerVector === undefined ? (gcFn ? `alone: --kinds ${quantization}` : 'run with --expose-gc') : f(m.rssPerVector, 0),
+        baseline: `${rawBytes} raw`,
+        ratio: m.rssPerVector === undefined ? '' : `${f(m.rssPerVector / rawBytes)}x`,
+        goal: quantization === 'none' ? '<= 1.3x' : '<= 0.4x',
+      },
+    );
+  }
+  if (nCompare > 0) {
+    process.stderr.write(`vector: comparing graph libraries on ${nCompare} vectors\n`);
+    const cmpTruth = truth.map((_, qi) => bruteForce(base.subarray(0, nCompare * dims), dims, row(queries, dims, qi)));
+    for (const c of compareGraphs(base, queries, dims, nCompare, cmpTruth)) {
+      rows.push({
+        bench: `ann library ${nCompare / 1000}k x ${dims}d`,
+        metric: c.label,
+        value: `build ${f(c.buildS, 1)} s, p50 ${f(c.p50)} ms`,
+        baseline: '',
+        ratio: `recall ${f(c.recall, 3)}`,
+      });
+    }
+  }
+  const nHttp = Math.min(n, arg('http', 5000));
+  if (nHttp > 0) {
+    process.stderr.write(`vector: HTTP path with ${nHttp} points\n`);
+    const h = await measureHttp(base, queries, dims, nHttp);
+    const tag = `HTTP API ${nHttp / 1000}k x ${dims}d q=none`;
+    rows.push(
+      { bench: tag, metric: 'upsert points/s (batches of 1000, JSON)', value: f(h.upsertPerSec, 0) },
+      {
+        bench: tag,
+        metric: 'query p50 / p99 (top_k 10)',
+        value: `${f(h.p50)} / ${f(h.p99)} ms`,
+        baseline: `GET /healthz p50 ${f(h.floorP50)} ms`,
+        ratio: `${f(h.p50 / h.floorP50, 1)}x`,
+      },
+    );
+  }
+  return rows;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const { printTable } = await import('./lib.js');
+  printTable(await vectorBench());
+}
