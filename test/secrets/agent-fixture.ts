@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { workloadConfigFromEnv, type DaemonConfig } from '../../src/daemon/config.js';
 import type { TestDaemon } from '../helpers/daemon.js';
 import { archive, deployForm, waitState } from '../agents/helpers.js';
 
@@ -37,6 +38,22 @@ exports.handle = async (event) => {
   return { reply: m };
 };
 `;
+
+/**
+ * Daemon overrides giving its workloads a random port window of their own. Every daemon starts
+ * allocating at the same default port, so daemons of parallel test runs (and two daemons of one
+ * file) race for it between the allocator's trial bind and the workload's own listen.
+ */
+export function ownWorkloadPorts(extra: Partial<DaemonConfig['workloads']> = {}): Partial<DaemonConfig> {
+  const { portMin, portMax } = randomPortWindow();
+  return { workloads: { ...workloadConfigFromEnv({}), portMin, portMax, ...extra } };
+}
+
+/** 200 ports inside the default workload range, away from its start and below the OS's ephemeral ports. */
+export function randomPortWindow(): { portMin: number; portMax: number } {
+  const portMin = 22_000 + Math.floor(Math.random() * 40) * 200;
+  return { portMin, portMax: portMin + 199 };
+}
 
 export interface Deployed {
   id: string;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { cast } from '../helpers/fixtures.js';
-import { deployFunction, type Deployed } from './agent-fixture.js';
+import { deployFunction, ownWorkloadPorts, type Deployed } from './agent-fixture.js';
 
 /**
  * Encryption at rest across both stores that hold secret values: project secrets (sec_versions)
@@ -15,7 +15,7 @@ let d: TestDaemon;
 let c: Awaited<ReturnType<typeof cast>>;
 let fn: Deployed;
 beforeAll(async () => {
-  d = await startTestDaemon();
+  d = await startTestDaemon(ownWorkloadPorts());
   c = await cast(d);
   fn = await deployFunction(d, c.member.token, c.project.slug, 'keeper');
 }, 90_000);
@@ -92,8 +92,9 @@ describe('encryption at rest', () => {
 describe('across a daemon restart', () => {
   it('sealed agent secrets and bindings survive: the restarted daemon serves the bound value from the same key file', async () => {
     const home = mkdtempSync(join(tmpdir(), 'platform-secrets-restart-'));
+    const ports = ownWorkloadPorts();
     try {
-      const first = await startTestDaemon({}, { home });
+      const first = await startTestDaemon(ports, { home });
       try {
         const token = await first.adminToken();
         await first.api('POST', '/v1/projects/default/secrets', { token, body: { name: 'api-key', value: 'survives-restart' } });
@@ -103,7 +104,7 @@ describe('across a daemon restart', () => {
       } finally {
         await first.close();
       }
-      const second = await startTestDaemon({}, { home });
+      const second = await startTestDaemon(ports, { home });
       try {
         const t2 = await second.adminToken();
         const r = await second.api('POST', '/v1/agents/persist/invoke?project=default', { token: t2, body: { message: 'env:API_KEY' } });

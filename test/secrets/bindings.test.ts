@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESERVED_ENV_NAMES } from '../../src/api/secrets.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { cast } from '../helpers/fixtures.js';
-import { deployFunction, type Deployed } from './agent-fixture.js';
+import { deployFunction, ownWorkloadPorts, type Deployed } from './agent-fixture.js';
 
 /**
  * Bindings (spec 2 §4.1) against a real deployed python function: the agents area writes bound
@@ -15,7 +15,7 @@ let d: TestDaemon;
 let c: Awaited<ReturnType<typeof cast>>;
 let worker: Deployed;
 beforeAll(async () => {
-  d = await startTestDaemon();
+  d = await startTestDaemon(ownWorkloadPorts());
   c = await cast(d);
   worker = await deployFunction(d, c.member.token, c.project.slug, 'worker');
   for (const [name, value] of [['stripe-key', 'sk-v1'], ['stripe-key', 'sk-v2'], ['db-url', 'db-v1']]) {

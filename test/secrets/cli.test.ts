@@ -5,10 +5,12 @@ import { execa } from 'execa';
 import nodeVault from 'node-vault';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliSandbox } from '../helpers/cli.js';
-import { ENV_PY } from './agent-fixture.js';
+import { ENV_PY, randomPortWindow } from './agent-fixture.js';
 
 /** `platform secrets ...` with the built binary against the daemon it spawns (project `default`). */
-const cli = cliSandbox();
+// A port window of its own for the function it deploys (see ownWorkloadPorts).
+const ports = randomPortWindow();
+const cli = cliSandbox({ PLATFORM_WORKLOAD_PORT_MIN: String(ports.portMin), PLATFORM_WORKLOAD_PORT_MAX: String(ports.portMax), INVOKE_AUTH_REQUIRED: 'false' });
 afterAll(() => cli.stop());
 beforeAll(async () => {
   const r = await cli.run(['daemon', 'start', '--json']);
@@ -25,15 +27,18 @@ describe('platform secrets', { timeout: 120_000 }, () => {
     expect(human.stdout).toBe('rotated db-password: version 2');
     const file = join(cli.home, 'value.pem');
     writeFileSync(file, '-----BEGIN KEY-----\nabc\n');
-    expect((await cli.run(['secrets', 'set', 'tls-key', '--from-file', file, '--json'])).json).toMatchObject({ version: 1 });
-    const asArg = await cli.run(['secrets', 'set', 'db-password', 'value-in-argv']);
+    const [fromFile, asArg, empty, badName] = await Promise.all([
+      cli.run(['secrets', 'set', 'tls-key', '--from-file', file, '--json']),
+      cli.run(['secrets', 'set', 'db-password', 'value-in-argv']),
+      cli.run(['secrets', 'set', 'empty'], { input: '' }),
+      // A name the API refuses (must start with a letter or digit): exit 1 with the API's message.
+      cli.run(['secrets', 'set', '_bad', '--json'], { input: 'x' }),
+    ]);
+    expect(fromFile.json).toMatchObject({ version: 1 });
     expect(asArg.exitCode).toBe(2);
     expect(asArg.stderr).toMatch(/Unexpected argument/);
-    const empty = await cli.run(['secrets', 'set', 'empty'], { input: '' });
     expect(empty.exitCode).toBe(2);
     expect(empty.stderr).toMatch(/value is empty/);
-    // A name the API refuses (must start with a letter or digit): exit 1 with the API's message.
-    const badName = await cli.run(['secrets', 'set', '_bad', '--json'], { input: 'x' });
     expect(badName.exitCode).toBe(1);
     expect(badName.json).toMatchObject({ status: 400 });
   });
@@ -62,20 +67,24 @@ describe('platform secrets', { timeout: 120_000 }, () => {
   });
 
   it('list, get and versions show metadata only', async () => {
-    const list = await cli.run(['secrets', 'list']);
+    // Independent reads: run the processes side by side (each costs a node start).
+    const [list, json, get, versions, versionsHuman, missing] = await Promise.all([
+      cli.run(['secrets', 'list']),
+      cli.run(['secrets', 'list', '--json']),
+      cli.run(['secrets', 'get', 'db-password']),
+      cli.run(['secrets', 'versions', 'db-password', '--json']),
+      cli.run(['secrets', 'versions', 'db-password']),
+      cli.run(['secrets', 'get', 'nope']),
+    ]);
     expect(list.exitCode, list.stderr).toBe(0);
     expect(list.stdout).toMatch(/^NAME\s+VERSION\s+UPDATED\s+CREATED/);
     expect(list.stdout).toMatch(/db-password\s+2\s/);
     expect(list.stdout).not.toMatch(/hunter2|rotated-value/);
-    const json = await cli.run(['secrets', 'list', '--json']);
     expect(json.json.path_prefix).toMatch(/^secret\/data\/[a-z0-9]{6}\/$/);
-    const get = await cli.run(['secrets', 'get', 'db-password']);
     expect(get.stdout).toMatch(/current_version\s+2/);
     expect(get.stdout).toMatch(/used_by\s+nothing/);
-    const versions = await cli.run(['secrets', 'versions', 'db-password', '--json']);
     expect(versions.json.versions).toHaveLength(2);
-    expect((await cli.run(['secrets', 'versions', 'db-password'])).stdout).toMatch(/2 \(current\)/);
-    const missing = await cli.run(['secrets', 'get', 'nope']);
+    expect(versionsHuman.stdout).toMatch(/2 \(current\)/);
     expect(missing.exitCode).toBe(1);
     expect(missing.stderr).toMatch(/secret nope not found/);
   });
@@ -108,7 +117,13 @@ describe('platform secrets', { timeout: 120_000 }, () => {
     writeFileSync(join(dir, 'platform.json'), JSON.stringify({ framework: 'function', runtime: 'python' }));
     const deployed = await cli.run(['deploy', dir, '--name', 'worker']);
     expect(deployed.exitCode, deployed.stderr).toBe(0);
-    const envOf = async () => (await cli.run(['invoke', 'worker', '-m', 'env:DB_PASSWORD', '--json'])).json.env.DB_PASSWORD;
+    // What the workload receives, read over HTTP (invoke is not under test here; a CLI process per check costs seconds).
+    const { url } = JSON.parse(readFileSync(join(cli.home, 'daemon.json'), 'utf8')) as { url: string };
+    const envOf = async () => {
+      const res = await fetch(`${url}/v1/agents/worker/invoke?project=default`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'env:DB_PASSWORD' }) });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { env: Record<string, string | null> }).env.DB_PASSWORD;
+    };
 
     expect((await cli.run(['secrets', 'bindings'])).stdout).toBe('no bindings');
     const bound = await cli.run(['secrets', 'bind', 'worker', 'DB_PASSWORD', 'db-password', '--version', '1']);
@@ -142,12 +157,12 @@ describe('platform secrets', { timeout: 120_000 }, () => {
     expect(unbound.stdout).toBe('unbound worker/DB_PASSWORD; new revision rolled');
     expect(await envOf()).toBeNull();
 
-    for (const args of [['bind', 'ghost', 'DB_PASSWORD', 'db-password'], ['apply', 'ghost'], ['bindings', 'ghost']]) {
-      const r = await cli.run(['secrets', ...args]);
-      expect(r.exitCode, args.join(' ')).toBe(1);
+    const ghosts = [['bind', 'ghost', 'DB_PASSWORD', 'db-password'], ['apply', 'ghost'], ['bindings', 'ghost']];
+    const [again, ...ghostRuns] = await Promise.all([cli.run(['secrets', 'unbind', 'worker', 'DB_PASSWORD', '--json']), ...ghosts.map((args) => cli.run(['secrets', ...args]))]);
+    ghostRuns.forEach((r, i) => {
+      expect(r.exitCode, ghosts[i]!.join(' ')).toBe(1);
       expect(r.stderr).toMatch(/agent ghost not found/);
-    }
-    const again = await cli.run(['secrets', 'unbind', 'worker', 'DB_PASSWORD', '--json']);
+    });
     expect(again.json).toMatchObject({ status: 404, error: 'no binding of DB_PASSWORD on agent worker' });
   });
 

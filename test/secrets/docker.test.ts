@@ -4,7 +4,7 @@ import { workloadConfigFromEnv } from '../../src/daemon/config.js';
 import { DockerDriver } from '../../src/daemon/runtime/docker-driver.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { cast } from '../helpers/fixtures.js';
-import { deployFunction, type Deployed } from './agent-fixture.js';
+import { deployFunction, ownWorkloadPorts, type Deployed } from './agent-fixture.js';
 
 /**
  * The read path from inside a container: the docker driver copies the same helper into the
@@ -22,8 +22,7 @@ let c: Awaited<ReturnType<typeof cast>>;
 let fn: Deployed;
 beforeAll(async () => {
   if (reason) return;
-  const w = workloadConfigFromEnv({});
-  d = await startTestDaemon({ workloads: { ...w, driver: 'docker', dockerImages: { ...w.dockerImages, python: BASE }, portMin: 34000, portMax: 34499 } });
+  d = await startTestDaemon(ownWorkloadPorts({ driver: 'docker', dockerImages: { ...workloadConfigFromEnv({}).dockerImages, python: BASE } }));
   c = await cast(d);
   await d.api('POST', `/v1/projects/${c.project.id}/secrets`, { token: c.member.token, body: { name: 'in-container', value: 'read-inside-docker' } });
   fn = await deployFunction(d, c.member.token, c.project.slug, 'boxed');

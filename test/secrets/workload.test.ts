@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { cast } from '../helpers/fixtures.js';
-import { deployFunction, type Deployed } from './agent-fixture.js';
+import { deployFunction, ownWorkloadPorts, type Deployed } from './agent-fixture.js';
 
 /**
  * The runtime read path end to end (spec 2 §4.1 "Runtime read"): a function deployed through the
@@ -15,7 +15,7 @@ let d: TestDaemon;
 let c: Awaited<ReturnType<typeof cast>>;
 const fns: Partial<Record<'python' | 'nodejs', Deployed>> = {};
 beforeAll(async () => {
-  d = await startTestDaemon();
+  d = await startTestDaemon(ownWorkloadPorts());
   c = await cast(d);
   await d.api('POST', `/v1/projects/${c.project.id}/secrets`, { token: c.member.token, body: { name: 'smtp-password', value: 'first' } });
   fns.python = await deployFunction(d, c.member.token, c.project.slug, 'mailer-py', 'python');

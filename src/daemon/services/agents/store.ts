@@ -4,6 +4,10 @@ import { openText, sealText } from '../../crypto/sealed.js';
 
 /** Additional data of a sealed agent secret: a value copied onto another agent or key fails to open. */
 const secretAad = (agentId: string, key: string) => `agent-secret:${agentId}:${key}`;
+type KvTable = 'agents_secrets' | 'agents_env';
+/** Stored form of each value: secrets sealed (AES-256-GCM under the master key), env as is. */
+const storedRows = (db: Db, table: KvTable, agentId: string, map: Record<string, string>) =>
+  Object.entries(map).map(([k, v]) => [k, table === 'agents_secrets' ? sealText(db, v, secretAad(agentId, k)) : v] as const);
 
 export interface AgentRow {
   id: string;
@@ -203,27 +207,25 @@ export const agentStore = {
 
   // Secrets and env share one shape.
   // Secret values are sealed at rest under the daemon's master key (AES-256-GCM, bound to agent and key).
-  kv(db: Db, table: 'agents_secrets' | 'agents_env', agentId: string): Record<string, string> {
+  kv(db: Db, table: KvTable, agentId: string): Record<string, string> {
     const rows = db.prepare(`SELECT key, value FROM ${table} WHERE agent_id = ? ORDER BY key`).all(agentId) as { key: string; value: string }[];
     const read = table === 'agents_secrets' ? (r: { key: string; value: string }) => openText(db, r.value, secretAad(agentId, r.key)) : (r: { value: string }) => r.value;
     return Object.fromEntries(rows.map((r) => [r.key, read(r)]));
   },
   /** Secret key names only: needs no master key, so listing works while the store is sealed. */
-  kvKeys(db: Db, table: 'agents_secrets' | 'agents_env', agentId: string): string[] {
+  kvKeys(db: Db, table: KvTable, agentId: string): string[] {
     return (db.prepare(`SELECT key FROM ${table} WHERE agent_id = ? ORDER BY key`).all(agentId) as { key: string }[]).map((r) => r.key);
   },
-  replaceKv(db: Db, table: 'agents_secrets' | 'agents_env', agentId: string, map: Record<string, string>): void {
-    const write = table === 'agents_secrets' ? (k: string, v: string) => sealText(db, v, secretAad(agentId, k)) : (_k: string, v: string) => v;
+  replaceKv(db: Db, table: KvTable, agentId: string, map: Record<string, string>): void {
     // Seal before deleting: a sealed store then refuses the write without touching the rows.
-    const rows = Object.entries(map).map(([k, v]) => [k, write(k, v)] as const);
+    const rows = storedRows(db, table, agentId, map);
     db.prepare(`DELETE FROM ${table} WHERE agent_id = ?`).run(agentId);
     const ins = db.prepare(`INSERT INTO ${table} (agent_id, key, value) VALUES (?, ?, ?)`);
     for (const [k, v] of rows) ins.run(agentId, k, v);
   },
   /** Sets and removes single keys, leaving the others untouched (secret bindings' apply and unbind). */
-  patchKv(db: Db, table: 'agents_secrets' | 'agents_env', agentId: string, set: Record<string, string>, remove: string[]): void {
-    const write = table === 'agents_secrets' ? (k: string, v: string) => sealText(db, v, secretAad(agentId, k)) : (_k: string, v: string) => v;
-    const rows = Object.entries(set).map(([k, v]) => [k, write(k, v)] as const);
+  patchKv(db: Db, table: KvTable, agentId: string, set: Record<string, string>, remove: string[]): void {
+    const rows = storedRows(db, table, agentId, set);
     const del = db.prepare(`DELETE FROM ${table} WHERE agent_id = ? AND key = ?`);
     for (const k of remove) del.run(agentId, k);
     const put = db.prepare(`INSERT INTO ${table} (agent_id, key, value) VALUES (?, ?, ?) ON CONFLICT (agent_id, key) DO UPDATE SET value = excluded.value`);
