@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { SignJWT } from 'jose';
 import { humanBytes } from '../../../api/quantity.js';
 import { writePrivate } from '../../bootstrap.js';
 import type { ProjectRow } from '../accounts/access.js';
@@ -68,6 +67,7 @@ function brokerKey(home: string): Uint8Array {
  */
 export async function credentialsView(b: Broker, project: ProjectRow) {
   const prefix = topicPrefix(project.short);
+  const { SignJWT } = await import('jose'); // loaded on first use, off the start-up path
   const token = await new SignJWT({ scope: 'broker', topic_prefix: prefix, project_id: project.id })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(`p-${project.short}`)

@@ -1,4 +1,3 @@
-import { SignJWT, jwtVerify } from 'jose';
 import { existsSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -31,6 +30,7 @@ export class DirectTokens {
   }
 
   async mint(projectId: string, collections: string[]): Promise<string> {
+    const { SignJWT } = await import('jose'); // loaded on first use, off the start-up path
     return new SignJWT({ collections, access: 'rw' })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(projectId)
@@ -42,6 +42,7 @@ export class DirectTokens {
   /** The project and collections of a valid token, or undefined. */
   async verify(token: string): Promise<{ projectId: string; collections: string[] } | undefined> {
     try {
+      const { jwtVerify } = await import('jose');
       const { payload } = await jwtVerify(token, this.secret(), { issuer: ISSUER, algorithms: ['HS256'] });
       if (typeof payload.sub !== 'string' || !Array.isArray(payload.collections)) return undefined;
       return { projectId: payload.sub, collections: payload.collections.map(String) };
