@@ -2,8 +2,6 @@ import { Flags } from '@oclif/core';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CacheCredential, MemorystoreView } from '../api/cache.js';
-import { Uuid } from '../api/common.js';
-import { projectRoutes } from '../api/projects.js';
 import type { ApiClient } from '../client/api-client.js';
 import { getContext, platformHome } from '../client/contexts.js';
 import { writePrivateFile } from '../client/files.js';
@@ -18,9 +16,7 @@ export const projectFlag = {
  * a slug or short name is resolved through GET /v1/projects/{ref} first.
  */
 export async function resolveProjectId(client: ApiClient, flag: string | undefined, contextName?: string): Promise<string> {
-  const ref = flag ?? getContext(contextName).project ?? 'default';
-  if (Uuid.safeParse(ref).success) return ref;
-  return (await client.call(projectRoutes.get, { params: { projectID: ref } })).id;
+  return client.projectId(flag ?? getContext(contextName).project ?? 'default');
 }
 
 /**

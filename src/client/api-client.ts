@@ -43,15 +43,19 @@ export class ApiClient {
    */
   async pathFor(contract: RouteContract, params: Record<string, string> = {}): Promise<string> {
     const ref = params.projectID;
-    if (contract.projectIdRule && ref !== undefined && !UUID.test(ref)) {
-      let id = this.projectIds.get(ref);
-      if (!id) {
-        id = (await this.call(projectRoutes.get, { params: { projectID: ref } })).id;
-        this.projectIds.set(ref, id);
-      }
-      params = { ...params, projectID: id };
-    }
+    if (contract.projectIdRule && ref !== undefined) params = { ...params, projectID: await this.projectId(ref) };
     return buildPath(contract.path, params);
+  }
+
+  /** The id of a project named by id, slug or short (looked up once per client). */
+  async projectId(ref: string): Promise<string> {
+    if (UUID.test(ref)) return ref;
+    let id = this.projectIds.get(ref);
+    if (!id) {
+      id = (await this.call(projectRoutes.get, { params: { projectID: ref } })).id;
+      this.projectIds.set(ref, id);
+    }
+    return id;
   }
 
   async call<C extends RouteContract>(contract: C, input: CallInput = {}): Promise<z.output<C['response']>> {
