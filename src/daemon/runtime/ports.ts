@@ -12,7 +12,9 @@ export class PortAllocator {
     private readonly min: number,
     private readonly max: number,
   ) {
-    this.cursor = min;
+    // A random start, as kernels pick ephemeral ports: daemons sharing a machine (parallel test
+    // workers, several state directories) rarely race for the same port between trial bind and listen.
+    this.cursor = min + Math.floor(Math.random() * (max - min + 1));
   }
 
   async take(): Promise<number> {
