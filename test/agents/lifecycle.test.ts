@@ -183,6 +183,11 @@ describe('failures', () => {
       } while (Date.now() < deadline);
       expect(view).toMatchObject({ state: 'deploying', ready: false });
       expect(view.message).toMatch(/running-instance limit: 1 of 1/);
+      // A cold start of another agent is refused the same way, as a 503 to retry.
+      const refused = await invoke('keep', 'cold');
+      expect(refused.status).toBe(503);
+      expect(refused.body.error).toMatch(/running-instance limit: 1 of 1 instances in use/);
+      expect(refused.headers.get('retry-after')).toBe('5');
       writeFileSync(release, '');
       expect((await held).status).toBe(200);
       // Once the held instance scales to zero the waiting revision is admitted.
