@@ -34,6 +34,9 @@ export class DockerDriver implements Driver {
   }
 
   async build(spec: BuildSpec, output: (chunk: string) => void, signal: AbortSignal): Promise<Artifact> {
+    if (!(await DockerDriver.available())) {
+      throw new BuildFailure('the docker driver needs a Docker engine and none answers: start dockerd, or run the daemon with the process driver (the default)\n');
+    }
     const context = mkdtempSync(join(tmpdir(), 'platform-image-'));
     try {
       for (const f of spec.files) {

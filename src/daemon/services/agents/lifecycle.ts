@@ -67,6 +67,9 @@ export class AgentRuntime {
   /** Start-up reconcile (daemon restart): reap leftovers, resume builds, finish deploys. */
   async start(): Promise<void> {
     const { db } = this.ctx;
+    if (this.driver.name === 'docker' && !(await DockerDriver.available())) {
+      this.ctx.log.warn('the docker driver was asked for but no Docker engine answers: builds will fail until dockerd runs');
+    }
     for (const row of agentStore.instances(db)) {
       await this.driver.reap(row).catch(() => undefined);
       agentStore.deleteInstance(db, row.id);
