@@ -86,22 +86,33 @@ describe('instances', () => {
     expect(hist.body.lines.some((l: any) => /crashed \(exit code 3\); restarting in 100 ms/.test(l.message))).toBe(true);
   });
 
-  it('follows live logs as they are produced', async () => {
+  it('follows live logs as they are produced, across scale to zero and the next cold start', async () => {
     await invoke('life', 'prime');
     const ctrl = new AbortController();
     const res = await fetch(`${d.url}/v1/agents/life/logs${q()}&follow=true`, { headers: { authorization: `Bearer ${token}` }, signal: ctrl.signal });
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
-    await invoke('life', 'followed');
     let text = '';
-    const deadline = Date.now() + 3000;
-    while (!text.includes('handling followed') && Date.now() < deadline) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += new TextDecoder().decode(value);
+    const until = async (needle: RegExp) => {
+      const deadline = Date.now() + 10_000;
+      while (!needle.test(text) && Date.now() < deadline) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      return needle.test(text);
+    };
+    try {
+      await invoke('life', 'followed');
+      expect(await until(/stdout: handling followed/)).toBe(true);
+      // The instance scales to zero (idle 1 s); the tail stays open and picks up the next one.
+      expect(await until(/stopping: scaled to zero/)).toBe(true);
+      await invoke('life', 'woken');
+      expect(await until(/stdout: handling woken/)).toBe(true);
+      expect(text.match(/instance (life-00001-[0-9a-f]+) starting/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
+    } finally {
+      ctrl.abort();
     }
-    ctrl.abort();
-    expect(text).toContain('stdout: handling followed');
   });
 
   it('delete stops every instance and frees its port', async () => {
