@@ -279,7 +279,7 @@ export class AgentRuntime {
     });
   }
 
-  /** Everything an instance needs: the newest revision's artifact and the workload's environment. */
+  /** Everything an instance of that revision needs: its artifact and the workload's environment. */
   private plan(agentId: string, revision: string | undefined): LaunchPlan {
     const { db } = this.ctx;
     const agent = agentStore.byId(db, agentId);
