@@ -26,7 +26,9 @@ export async function servePublic(d: Deps, ctx: RequestContext): Promise<void> {
   const project = findProject(d.ctx.db, target.short);
   if (!project || project.short !== target.short) throw new ApiError(404, `no workload answers at ${ctx.req.headers.host}`);
   const agent = invokeTarget(d, ctx.principal, target.name, project.id);
-  const seconds = clampTimeout((JSON.parse(agent.config) as AgentConfig).timeout_seconds);
+  const cfg = JSON.parse(agent.config) as AgentConfig;
+  const seconds = clampTimeout(cfg.timeout_seconds);
+  const startSeconds = Math.min(seconds, clampTimeout(cfg.response_start_seconds ?? seconds));
   const lease = await acquire(d, agent);
   try {
     const headers: Record<string, string | string[]> = {};
@@ -38,7 +40,7 @@ export async function servePublic(d: Deps, ctx: RequestContext): Promise<void> {
         method: ctx.req.method as 'GET',
         headers,
         body: hasBody ? ctx.req : undefined,
-        headersTimeout: seconds * 1000,
+        headersTimeout: startSeconds * 1000,
         bodyTimeout: seconds * 1000,
       });
     } catch (e) {
