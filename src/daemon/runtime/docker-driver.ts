@@ -96,7 +96,11 @@ export class DockerDriver implements Driver {
       Image: spec.artifact,
       name: `platform-${spec.instanceId}`,
       Env: Object.entries({ ...spec.env, PORT: String(spec.port) }).map(([k, v]) => `${k}=${v}`),
-      HostConfig: { NetworkMode: 'host', AutoRemove: false },
+      HostConfig: {
+        NetworkMode: 'host',
+        AutoRemove: false,
+        ...(spec.limits ? { Memory: spec.limits.memoryBytes, NanoCpus: Math.round(spec.limits.cpus * 1e9) } : {}),
+      },
       Labels: { 'platform.instance': spec.instanceId },
     });
     const stdout = new PassThrough();

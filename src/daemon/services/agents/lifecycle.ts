@@ -20,6 +20,14 @@ import { buildMessage, clampTimeout } from './view.js';
 import { refusedEnvGroup } from './env-rules.js';
 import type { AgentConfig } from '../../../api/agents.js';
 
+/** Spec 1 §8.4 instance sizes (medium is the default). */
+const INSTANCE_SIZES = {
+  small: { cpus: 0.5, memoryBytes: 512 * 1024 ** 2 },
+  medium: { cpus: 1, memoryBytes: 1024 ** 3 },
+  large: { cpus: 2, memoryBytes: 2 * 1024 ** 3 },
+  xlarge: { cpus: 4, memoryBytes: 4 * 1024 ** 3 },
+} as const;
+
 const quota = (db: Db, projectId: string, resource: string): number =>
   (db.prepare('SELECT value FROM acct_project_quotas WHERE project_id = ? AND resource = ?').get(projectId, resource) as { value: number } | undefined)
     ?.value ?? 0;
@@ -289,7 +297,8 @@ export class AgentRuntime {
     if (limit && this.runningIn(agent.project_id) >= limit) {
       throw new ApiError(503, `project at its running-instance limit: ${this.runningIn(agent.project_id)} of ${limit} instances in use`, { 'Retry-After': '5' });
     }
-    return { revision: rev.name, artifact: rev.artifact!, framework: agent.framework, runtime: agent.runtime ?? undefined, env: this.workloadEnv(agent, rev) };
+    const size = INSTANCE_SIZES[(JSON.parse(rev.config) as AgentConfig).instance_size ?? 'medium'];
+    return { revision: rev.name, artifact: rev.artifact!, framework: agent.framework, runtime: agent.runtime ?? undefined, env: this.workloadEnv(agent, rev), limits: size };
   }
 
   /**
