@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,9 @@ let c: Awaited<ReturnType<typeof cast>>;
 let token: string;
 const q = () => `?project=${c.project.slug}`;
 const IDLE_MS = 1000;
+// The requirements.txt tests run the machine's pip (offline: only what is installed already).
+const hasPip = spawnSync('python3', ['-m', 'pip', '--version']).status === 0;
+if (!hasPip) console.warn('SKIPPED: requirements.txt tests: python3 -m pip is not available (apt-get install python3-pip)');
 
 beforeAll(async () => {
   d = await startTestDaemon({
@@ -139,7 +143,7 @@ describe('failures', () => {
     expect(failed.message).toMatch(/"google-adk".*requirements\.txt/);
   });
 
-  it('build output in message is cut at 4000 characters with a marker', async () => {
+  it.skipIf(!hasPip)('build output in message is cut at 4000 characters with a marker', async () => {
     const long = `${'x'.repeat(6000)}!!`;
     expect((await deployForm(d, token, { name: 'pipfail', framework: 'function' }, archive({ 'main.py': HELLO_PY, 'requirements.txt': `${long}\n` }), q())).status).toBe(202);
     const failed = await waitState(d, token, 'pipfail', 'failed', c.project.slug, 30_000);
@@ -241,10 +245,10 @@ describe('failures', () => {
 });
 
 describe('builds on the process driver', () => {
-  it('installs requirements.txt into a virtual environment seeing system packages, cached by the file hash', async () => {
-    // six is on the machine: pip finds it through --system-site-packages and needs no network.
-    const main = `import sys, six\ndef handle(event):\n    return {"prefix": sys.prefix, "six": six.__version__}\n`;
-    const files = { 'main.py': main, 'requirements.txt': 'six\n' };
+  it.skipIf(!hasPip)('installs requirements.txt into a virtual environment seeing system packages, cached by the file hash', async () => {
+    // pip itself is on the machine: pip finds it through --system-site-packages and needs no network.
+    const main = `import sys, pip\ndef handle(event):\n    return {"prefix": sys.prefix, "pip": pip.__version__}\n`;
+    const files = { 'main.py': main, 'requirements.txt': 'pip\n' };
     for (const name of ['deps-a', 'deps-b']) {
       expect((await deployForm(d, token, { name, framework: 'function' }, archive(files), q())).status).toBe(202);
       await waitState(d, token, name, 'ready', c.project.slug, 60_000);
@@ -256,7 +260,7 @@ describe('builds on the process driver', () => {
     const [a, b] = await Promise.all([invoke('deps-a', ''), invoke('deps-b', '')]);
     expect(a.body.prefix).toMatch(/cache\/venvs\/[0-9a-f]{16}$/);
     expect(b.body.prefix).toBe(a.body.prefix);
-    expect(a.body.six).toMatch(/^\d+\./);
+    expect(a.body.pip).toMatch(/^\d+\./);
   });
 
   it('the container framework needs the docker driver', async () => {
