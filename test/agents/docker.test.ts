@@ -40,6 +40,9 @@ describe.skipIf(Boolean(reason))('docker driver', { timeout: 180_000 }, () => {
     const row = d.db.prepare(`SELECT container FROM agents_instances`).get() as { container: string };
     const info = await new Docker().getContainer(row.container).inspect();
     expect(info.HostConfig.NetworkMode).toBe('host');
+    // medium, the default size (spec 1 §8.4): 1 CPU, 1 GiB.
+    expect(info.HostConfig.Memory).toBe(1024 ** 3);
+    expect(info.HostConfig.NanoCpus).toBe(1e9);
     const hist = await d.api('GET', '/v1/agents/dock/logs/history', { token });
     expect(hist.body.lines.some((l: any) => l.message === 'handling container')).toBe(true);
     const stream = await fetch(`${d.url}/v1/agents/dock/invoke/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'streamed' }) });
@@ -57,6 +60,14 @@ describe.skipIf(Boolean(reason))('docker driver', { timeout: 180_000 }, () => {
     const secondImage = (d.db.prepare(`SELECT artifact FROM agents_revisions ORDER BY seq DESC LIMIT 1`).get() as { artifact: string }).artifact;
     expect(secondImage).not.toBe(firstImage);
     expect((await new Docker().getImage(secondImage).inspect()).Id).toMatch(/^sha256:/);
+
+    // A config change rolls a revision on the same image; its instance gets the new size's limits.
+    expect((await d.api('PATCH', '/v1/agents/dock/config', { token, body: { instance_size: 'small' } })).status).toBe(200);
+    expect((await d.api('POST', '/v1/agents/dock/invoke', { body: { message: 'small' } })).body.reply).toBe('ahoy small');
+    const small = d.db.prepare(`SELECT container FROM agents_instances`).get() as { container: string };
+    const smallInfo = await new Docker().getContainer(small.container).inspect();
+    expect(smallInfo.HostConfig.Memory).toBe(512 * 1024 ** 2);
+    expect(smallInfo.HostConfig.NanoCpus).toBe(5e8);
 
     // Scale to zero, then a cold start from the image.
     const deadline = Date.now() + 10_000;

@@ -304,6 +304,11 @@ describe('limits and wiring', () => {
     const t = await d.api('POST', `/v1/agents/slow/invoke${q()}`, { token: c.member.token, body: { message: 'slow' } });
     expect(t.status).toBe(504);
     expect(t.body.error).toMatch(/did not answer within 1 s/);
+    // response_start_seconds bounds the wait for the first byte separately (spec 1 §8.5).
+    expect((await d.api('PATCH', `/v1/agents/slow/config${q()}`, { token: c.member.token, body: { timeout_seconds: 30, response_start_seconds: 1 } })).status).toBe(200);
+    const start = await d.api('POST', `/v1/agents/slow/invoke${q()}`, { token: c.member.token, body: { message: 'slow' } });
+    expect(start.status).toBe(504);
+    expect(start.body.error).toMatch(/did not start answering within 1 s \(response_start_seconds\)/);
     const huge = await d.api('POST', `/v1/agents/slow/invoke${q()}`, { token: c.member.token, body: { message: 'huge' } });
     expect(huge.status).toBe(502);
     expect(huge.body.error).toMatch(/exceeds 33554432 bytes/);

@@ -29,7 +29,7 @@ export function archive(entries: Entry[] | Record<string, string>): Buffer {
 import io, json, sys, tarfile
 spec = json.load(sys.stdin)
 buf = io.BytesIO()
-with tarfile.open(fileobj=buf, mode="w:gz") as t:
+with tarfile.open(fileobj=buf, mode="w:gz", compresslevel=1) as t:
     for e in spec:
         info = tarfile.TarInfo(e["name"])
         kind = e.get("type", "file")

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,9 @@ let c: Awaited<ReturnType<typeof cast>>;
 let token: string;
 const q = () => `?project=${c.project.slug}`;
 const IDLE_MS = 1000;
+// The requirements.txt tests run the machine's pip (offline: only what is installed already).
+const hasPip = spawnSync('python3', ['-m', 'pip', '--version']).status === 0;
+if (!hasPip) console.warn('SKIPPED: requirements.txt tests: python3 -m pip is not available (apt-get install python3-pip)');
 
 beforeAll(async () => {
   d = await startTestDaemon({
@@ -86,22 +90,33 @@ describe('instances', () => {
     expect(hist.body.lines.some((l: any) => /crashed \(exit code 3\); restarting in 100 ms/.test(l.message))).toBe(true);
   });
 
-  it('follows live logs as they are produced', async () => {
+  it('follows live logs as they are produced, across scale to zero and the next cold start', async () => {
     await invoke('life', 'prime');
     const ctrl = new AbortController();
     const res = await fetch(`${d.url}/v1/agents/life/logs${q()}&follow=true`, { headers: { authorization: `Bearer ${token}` }, signal: ctrl.signal });
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
-    await invoke('life', 'followed');
     let text = '';
-    const deadline = Date.now() + 3000;
-    while (!text.includes('handling followed') && Date.now() < deadline) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += new TextDecoder().decode(value);
+    const until = async (needle: RegExp) => {
+      const deadline = Date.now() + 10_000;
+      while (!needle.test(text) && Date.now() < deadline) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      return needle.test(text);
+    };
+    try {
+      await invoke('life', 'followed');
+      expect(await until(/stdout: handling followed/)).toBe(true);
+      // The instance scales to zero (idle 1 s); the tail stays open and picks up the next one.
+      expect(await until(/stopping: scaled to zero/)).toBe(true);
+      await invoke('life', 'woken');
+      expect(await until(/stdout: handling woken/)).toBe(true);
+      expect(text.match(/instance (life-00001-[0-9a-f]+) starting/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
+    } finally {
+      ctrl.abort();
     }
-    ctrl.abort();
-    expect(text).toContain('stdout: handling followed');
   });
 
   it('delete stops every instance and frees its port', async () => {
@@ -128,7 +143,7 @@ describe('failures', () => {
     expect(failed.message).toMatch(/"google-adk".*requirements\.txt/);
   });
 
-  it('build output in message is cut at 4000 characters with a marker', async () => {
+  it.skipIf(!hasPip)('build output in message is cut at 4000 characters with a marker', async () => {
     const long = `${'x'.repeat(6000)}!!`;
     expect((await deployForm(d, token, { name: 'pipfail', framework: 'function' }, archive({ 'main.py': HELLO_PY, 'requirements.txt': `${long}\n` }), q())).status).toBe(202);
     const failed = await waitState(d, token, 'pipfail', 'failed', c.project.slug, 30_000);
@@ -183,6 +198,11 @@ describe('failures', () => {
       } while (Date.now() < deadline);
       expect(view).toMatchObject({ state: 'deploying', ready: false });
       expect(view.message).toMatch(/running-instance limit: 1 of 1/);
+      // A cold start of another agent is refused the same way, as a 503 to retry.
+      const refused = await invoke('keep', 'cold');
+      expect(refused.status).toBe(503);
+      expect(refused.body.error).toMatch(/running-instance limit: 1 of 1 instances in use/);
+      expect(refused.headers.get('retry-after')).toBe('5');
       writeFileSync(release, '');
       expect((await held).status).toBe(200);
       // Once the held instance scales to zero the waiting revision is admitted.
@@ -225,10 +245,10 @@ describe('failures', () => {
 });
 
 describe('builds on the process driver', () => {
-  it('installs requirements.txt into a virtual environment seeing system packages, cached by the file hash', async () => {
-    // six is on the machine: pip finds it through --system-site-packages and needs no network.
-    const main = `import sys, six\ndef handle(event):\n    return {"prefix": sys.prefix, "six": six.__version__}\n`;
-    const files = { 'main.py': main, 'requirements.txt': 'six\n' };
+  it.skipIf(!hasPip)('installs requirements.txt into a virtual environment seeing system packages, cached by the file hash', async () => {
+    // pip itself is on the machine: pip finds it through --system-site-packages and needs no network.
+    const main = `import sys, pip\ndef handle(event):\n    return {"prefix": sys.prefix, "pip": pip.__version__}\n`;
+    const files = { 'main.py': main, 'requirements.txt': 'pip\n' };
     for (const name of ['deps-a', 'deps-b']) {
       expect((await deployForm(d, token, { name, framework: 'function' }, archive(files), q())).status).toBe(202);
       await waitState(d, token, name, 'ready', c.project.slug, 60_000);
@@ -240,7 +260,7 @@ describe('builds on the process driver', () => {
     const [a, b] = await Promise.all([invoke('deps-a', ''), invoke('deps-b', '')]);
     expect(a.body.prefix).toMatch(/cache\/venvs\/[0-9a-f]{16}$/);
     expect(b.body.prefix).toBe(a.body.prefix);
-    expect(a.body.six).toMatch(/^\d+\./);
+    expect(a.body.pip).toMatch(/^\d+\./);
   });
 
   it('the container framework needs the docker driver', async () => {

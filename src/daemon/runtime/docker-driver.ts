@@ -35,6 +35,9 @@ export class DockerDriver implements Driver {
   }
 
   async build(spec: BuildSpec, output: (chunk: string) => void, signal: AbortSignal): Promise<Artifact> {
+    if (!(await DockerDriver.available())) {
+      throw new BuildFailure('the docker driver needs a Docker engine and none answers: start dockerd, or run the daemon with the process driver (the default)\n');
+    }
     const context = mkdtempSync(join(tmpdir(), 'platform-image-'));
     try {
       for (const f of spec.files) {
@@ -94,7 +97,11 @@ export class DockerDriver implements Driver {
       Image: spec.artifact,
       name: `platform-${spec.instanceId}`,
       Env: Object.entries({ ...spec.env, PORT: String(spec.port) }).map(([k, v]) => `${k}=${v}`),
-      HostConfig: { NetworkMode: 'host', AutoRemove: false },
+      HostConfig: {
+        NetworkMode: 'host',
+        AutoRemove: false,
+        ...(spec.limits ? { Memory: spec.limits.memoryBytes, NanoCpus: Math.round(spec.limits.cpus * 1e9) } : {}),
+      },
       Labels: { 'platform.instance': spec.instanceId },
     });
     const stdout = new PassThrough();

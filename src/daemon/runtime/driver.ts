@@ -24,6 +24,8 @@ export interface StartSpec {
   runtime?: string;
   port: number;
   env: Record<string, string>;
+  /** Spec 1 §8.4: memory is request and limit, CPU a ceiling. Enforced by the docker driver. */
+  limits?: { cpus: number; memoryBytes: number };
 }
 
 export interface RunningInstance {

@@ -12,8 +12,9 @@ export class PortAllocator {
     private readonly min: number,
     private readonly max: number,
   ) {
-    // A random start, as kernels pick ephemeral ports: daemons sharing a machine (parallel test
-    // workers, several state directories) rarely race for the same port between trial bind and listen.
+    // A random start: daemons sharing a machine would otherwise all hand out the range's first
+    // ports at once, and between the trial bind and the workload's own bind another daemon's
+    // workload could take the port (its /healthz would then answer for ours).
     this.cursor = min + Math.floor(Math.random() * (max - min + 1));
   }
 

@@ -12,6 +12,7 @@ export interface LaunchPlan {
   framework: string;
   runtime?: string;
   env: Record<string, string>;
+  limits?: { cpus: number; memoryBytes: number };
 }
 
 export interface SupervisorHooks {
@@ -177,7 +178,7 @@ export class Supervisor {
     const logs = new LogCapture(id, plan.revision, (line) => this.hooks.log(slot.key, line));
     let run: RunningInstance;
     try {
-      run = await this.driver.start({ instanceId: id, artifact: plan.artifact, framework: plan.framework, runtime: plan.runtime, port, env: plan.env });
+      run = await this.driver.start({ instanceId: id, artifact: plan.artifact, framework: plan.framework, runtime: plan.runtime, port, env: plan.env, limits: plan.limits });
     } catch (e) {
       this.ports.release(port);
       throw e;

@@ -3,6 +3,7 @@ import { conflict, forbidden, notFound } from '../../http/errors.js';
 import type { Principal } from '../auth/principal.js';
 import { findProject, projectAccess, type ProjectAccess, type ProjectRow } from '../accounts/access.js';
 import { accessProject } from '../accounts/projects.js';
+import { stmt } from '../../store/db.js';
 import { agentStore, type AgentRow } from './store.js';
 
 export const unknownAgent = (name: string) => notFound(`unknown agent ${name}`);
@@ -58,7 +59,7 @@ export function invokeProject(ctx: AreaContext, principal: Principal | undefined
       // fall through to the default project
     }
   }
-  const def = ctx.db.prepare('SELECT * FROM acct_projects WHERE is_default = 1 LIMIT 1').get() as ProjectRow | undefined;
+  const def = stmt(ctx.db, 'SELECT * FROM acct_projects WHERE is_default = 1 LIMIT 1').get() as ProjectRow | undefined;
   if (!def) throw conflict('the request resolved to no project: pass ?project=');
   return def;
 }

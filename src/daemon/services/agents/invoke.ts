@@ -91,9 +91,12 @@ function timeoutError(name: string, seconds: number): ApiError {
   return new ApiError(504, `agent ${name} did not answer within ${seconds} s (timeout_seconds)`);
 }
 
-function upstreamError(name: string, e: unknown, seconds: number): ApiError {
+function upstreamError(name: string, e: unknown, seconds: number, startSeconds = seconds): ApiError {
   if (e instanceof ApiError) return e;
   const { HeadersTimeoutError, BodyTimeoutError } = loadUndici().errors;
+  if (e instanceof HeadersTimeoutError && startSeconds < seconds) {
+    return new ApiError(504, `agent ${name} did not start answering within ${startSeconds} s (response_start_seconds)`);
+  }
   if (e instanceof HeadersTimeoutError || e instanceof BodyTimeoutError || (e as Error).name === 'TimeoutError') return timeoutError(name, seconds);
   return new ApiError(502, `agent ${name} failed to answer: ${(e as Error).message}`);
 }
@@ -107,6 +110,8 @@ export async function invoke(d: Deps, principal: Principal | undefined, agent: A
   const body = await readInvokeBody(req, principal);
   const cfg = JSON.parse(agent.config) as AgentConfig;
   const seconds = clampTimeout(cfg.timeout_seconds);
+  // Response start inherits the request timeout and never exceeds it (spec 1 §8.5).
+  const startSeconds = Math.min(seconds, clampTimeout(cfg.response_start_seconds ?? seconds));
   const lease = await acquire(d, agent);
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(timeoutError(agent.name, seconds)), seconds * 1000);
@@ -120,11 +125,11 @@ export async function invoke(d: Deps, principal: Principal | undefined, agent: A
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
         signal: abort.signal,
-        headersTimeout: seconds * 1000,
+        headersTimeout: startSeconds * 1000,
         bodyTimeout: seconds * 1000,
       });
     } catch (e) {
-      throw upstreamError(agent.name, abort.signal.reason ?? e, seconds);
+      throw upstreamError(agent.name, abort.signal.reason ?? e, seconds, startSeconds);
     }
     if (agent.kind === 'function') {
       // The one body we must hold: ids are filled into the handler's JSON.

@@ -21,6 +21,14 @@ import { refusedEnvGroup } from './env-rules.js';
 import { takeBoundSecrets } from './secret-bindings.js';
 import type { AgentConfig } from '../../../api/agents.js';
 
+/** Spec 1 §8.4 instance sizes (medium is the default). */
+const INSTANCE_SIZES = {
+  small: { cpus: 0.5, memoryBytes: 512 * 1024 ** 2 },
+  medium: { cpus: 1, memoryBytes: 1024 ** 3 },
+  large: { cpus: 2, memoryBytes: 2 * 1024 ** 3 },
+  xlarge: { cpus: 4, memoryBytes: 4 * 1024 ** 3 },
+} as const;
+
 const quota = (db: Db, projectId: string, resource: string): number =>
   (db.prepare('SELECT value FROM acct_project_quotas WHERE project_id = ? AND resource = ?').get(projectId, resource) as { value: number } | undefined)
     ?.value ?? 0;
@@ -68,6 +76,9 @@ export class AgentRuntime {
   /** Start-up reconcile (daemon restart): reap leftovers, resume builds, finish deploys. */
   async start(): Promise<void> {
     const { db } = this.ctx;
+    if (this.driver.name === 'docker' && !(await DockerDriver.available())) {
+      this.ctx.log.warn('the docker driver was asked for but no Docker engine answers: builds will fail until dockerd runs');
+    }
     for (const row of agentStore.instances(db)) {
       await this.driver.reap(row).catch(() => undefined);
       agentStore.deleteInstance(db, row.id);
@@ -283,7 +294,7 @@ export class AgentRuntime {
     });
   }
 
-  /** Everything an instance needs: the newest revision's artifact and the workload's environment. */
+  /** Everything an instance of that revision needs: its artifact and the workload's environment. */
   private plan(agentId: string, revision: string | undefined): LaunchPlan {
     const { db } = this.ctx;
     const agent = agentStore.byId(db, agentId);
@@ -293,7 +304,8 @@ export class AgentRuntime {
     if (limit && this.runningIn(agent.project_id) >= limit) {
       throw new ApiError(503, `project at its running-instance limit: ${this.runningIn(agent.project_id)} of ${limit} instances in use`, { 'Retry-After': '5' });
     }
-    return { revision: rev.name, artifact: rev.artifact!, framework: agent.framework, runtime: agent.runtime ?? undefined, env: this.workloadEnv(agent, rev) };
+    const size = INSTANCE_SIZES[(JSON.parse(rev.config) as AgentConfig).instance_size ?? 'medium'];
+    return { revision: rev.name, artifact: rev.artifact!, framework: agent.framework, runtime: agent.runtime ?? undefined, env: this.workloadEnv(agent, rev), limits: size };
   }
 
   /**

@@ -29,7 +29,9 @@ export async function servePublic(d: Deps, ctx: RequestContext): Promise<void> {
   // A call from inside the platform (a push delivery) reaches the internal address: no invoke gate.
   const internal = isInternalCall(ctx.req);
   const agent = internal ? servingAgent(d, target.name, project.id) : invokeTarget(d, ctx.principal, target.name, project.id);
-  const seconds = clampTimeout((JSON.parse(agent.config) as AgentConfig).timeout_seconds);
+  const cfg = JSON.parse(agent.config) as AgentConfig;
+  const seconds = clampTimeout(cfg.timeout_seconds);
+  const startSeconds = Math.min(seconds, clampTimeout(cfg.response_start_seconds ?? seconds));
   const lease = await acquire(d, agent);
   try {
     const headers: Record<string, string | string[]> = {};
@@ -41,7 +43,7 @@ export async function servePublic(d: Deps, ctx: RequestContext): Promise<void> {
         method: ctx.req.method as 'GET',
         headers,
         body: hasBody ? ctx.req : undefined,
-        headersTimeout: seconds * 1000,
+        headersTimeout: startSeconds * 1000,
         bodyTimeout: seconds * 1000,
       });
     } catch (e) {

@@ -7,7 +7,7 @@ import { HANDLED, sendJson, type Router } from '../../http/router.js';
 import { MANAGEMENT_AUTH_REQUIRED, badRequest, unauthorized } from '../../http/errors.js';
 import type { Principal } from '../auth/principal.js';
 import { parseInput } from '../../http/validate.js';
-import { formatLogLine } from '../../runtime/log-capture.js';
+import { formatLogLine, type LogCapture } from '../../runtime/log-capture.js';
 import { ownedAgent } from './access.js';
 import { invoke, invokeTarget } from './invoke.js';
 import { AgentRuntime } from './lifecycle.js';
@@ -113,28 +113,47 @@ function registerRoutes(r: Router, d: svc.Deps): void {
 }
 
 /**
- * Live logs as text/plain from the newest running instance (spec 1 §4.12). With follow the
- * response stays open and lines are written as they are produced, until the instance stops or
- * the client leaves. A scaled-to-zero agent gets 200 and a line saying why there is nothing.
+ * Live logs as text/plain from the newest running instance (spec 1 §4.12). A scaled-to-zero
+ * agent gets 200 and a line saying why there is nothing. With follow the response stays open
+ * until the client leaves: lines are written as they are produced, and when the instance stops
+ * (scale to zero, crash, new revision) the tail moves on to the next one, as `gcloud run
+ * services logs tail` does.
  */
 function liveLogs(d: svc.Deps, agentId: string, name: string, follow: boolean, res: ServerResponse): void {
-  const capture = d.rt.supervisor.live(agentId);
   res.statusCode = 200;
   res.setHeader('Content-Type', 'text/plain; charset=utf-8');
   res.setHeader('Cache-Control', 'no-store');
-  if (!capture) {
-    res.end(`agent ${name} has no running instance: it is scaled to zero (or not started yet); the next request starts one. Persisted lines: GET /v1/agents/${name}/logs/history\n`);
-    return;
+  const first = d.rt.supervisor.live(agentId);
+  if (!first) {
+    res.write(`agent ${name} has no running instance: it is scaled to zero (or not started yet); the next request starts one. Persisted lines: GET /v1/agents/${name}/logs/history\n`);
+  } else {
+    for (const l of first.lines()) res.write(formatLogLine(l));
   }
-  for (const l of capture.lines()) res.write(formatLogLine(l));
   if (!follow) {
     res.end();
     return;
   }
   res.flushHeaders();
-  const stop = capture.follow(
-    (l) => res.write(formatLogLine(l)),
-    () => res.end(),
-  );
-  res.on('close', stop);
+  let current: LogCapture | undefined;
+  let unfollow: (() => void) | undefined;
+  const attach = (capture: LogCapture) => {
+    current = capture;
+    unfollow = capture.follow(
+      (l) => res.write(formatLogLine(l)),
+      () => (unfollow = undefined),
+    );
+  };
+  if (first) attach(first);
+  // A new instance has no event to wait on here; a light poll finds it (live logs are for people).
+  const poll = setInterval(() => {
+    if (unfollow) return;
+    const next = d.rt.supervisor.live(agentId);
+    if (!next || next === current) return;
+    for (const l of next.lines()) res.write(formatLogLine(l));
+    attach(next);
+  }, 200);
+  res.on('close', () => {
+    clearInterval(poll);
+    unfollow?.();
+  });
 }

@@ -1,4 +1,4 @@
-import type { Db } from '../../store/db.js';
+import { stmt, type Db } from '../../store/db.js';
 import type { AgentState, LogLine } from '../../../api/agents.js';
 import { openText, sealText } from '../../crypto/sealed.js';
 
@@ -76,13 +76,13 @@ export interface InstanceRow {
 /** SQL of the agents area; never sees HTTP. Callers wrap read-then-write sequences in tx(). */
 export const agentStore = {
   byName(db: Db, projectId: string, name: string): AgentRow | undefined {
-    return db.prepare('SELECT * FROM agents_agents WHERE project_id = ? AND name = ?').get(projectId, name) as AgentRow | undefined;
+    return stmt(db, 'SELECT * FROM agents_agents WHERE project_id = ? AND name = ?').get(projectId, name) as AgentRow | undefined;
   },
   byId(db: Db, id: string): AgentRow | undefined {
-    return db.prepare('SELECT * FROM agents_agents WHERE id = ?').get(id) as AgentRow | undefined;
+    return stmt(db, 'SELECT * FROM agents_agents WHERE id = ?').get(id) as AgentRow | undefined;
   },
   all(db: Db): AgentRow[] {
-    return db.prepare('SELECT * FROM agents_agents').all() as AgentRow[];
+    return stmt(db, 'SELECT * FROM agents_agents').all() as AgentRow[];
   },
   /** One page of a project set, optionally limited to one owner; ordered by an immutable key. */
   list(db: Db, projectIds: string[], owner: string | undefined, limit: number, offset: number): AgentRow[] {
@@ -95,7 +95,7 @@ export const agentStore = {
   },
   countInProject(db: Db, projectId: string, exceptName?: string): number {
     return (
-      db.prepare('SELECT COUNT(*) AS n FROM agents_agents WHERE project_id = ? AND name != ?').get(projectId, exceptName ?? '') as { n: number }
+      stmt(db, 'SELECT COUNT(*) AS n FROM agents_agents WHERE project_id = ? AND name != ?').get(projectId, exceptName ?? '') as { n: number }
     ).n;
   },
   namesIn(db: Db, projectIds: string[]): string[] {
@@ -106,10 +106,11 @@ export const agentStore = {
     );
   },
   unowned(db: Db): string[] {
-    return (db.prepare(`SELECT name FROM agents_agents WHERE owner IS NULL OR owner = '' ORDER BY name`).all() as { name: string }[]).map((r) => r.name);
+    return (stmt(db, `SELECT name FROM agents_agents WHERE owner IS NULL OR owner = '' ORDER BY name`).all() as { name: string }[]).map((r) => r.name);
   },
   insert(db: Db, row: AgentRow): void {
-    db.prepare(
+    stmt(
+      db,
       `INSERT INTO agents_agents (id, project_id, name, kind, framework, runtime, owner, state, message, image, latest_revision, config, workload_key, created_at, updated_at)
        VALUES (@id, @project_id, @name, @kind, @framework, @runtime, @owner, @state, @message, @image, @latest_revision, @config, @workload_key, @created_at, @updated_at)`,
     ).run(row);
@@ -121,88 +122,91 @@ export const agentStore = {
     db.prepare(`UPDATE agents_agents SET ${sets}, updated_at = @updated_at WHERE id = @id`).run({ ...change, id, updated_at: now });
   },
   remove(db: Db, id: string): void {
-    db.prepare('DELETE FROM agents_agents WHERE id = ?').run(id);
+    stmt(db, 'DELETE FROM agents_agents WHERE id = ?').run(id);
   },
 
   // Revisions
   latestRevision(db: Db, agentId: string): RevisionRow | undefined {
-    return db.prepare('SELECT * FROM agents_revisions WHERE agent_id = ? ORDER BY seq DESC LIMIT 1').get(agentId) as RevisionRow | undefined;
+    return stmt(db, 'SELECT * FROM agents_revisions WHERE agent_id = ? ORDER BY seq DESC LIMIT 1').get(agentId) as RevisionRow | undefined;
   },
   revisionByName(db: Db, agentId: string, name: string): RevisionRow | undefined {
-    return db.prepare('SELECT * FROM agents_revisions WHERE agent_id = ? AND name = ?').get(agentId, name) as RevisionRow | undefined;
+    return stmt(db, 'SELECT * FROM agents_revisions WHERE agent_id = ? AND name = ?').get(agentId, name) as RevisionRow | undefined;
   },
   revisions(db: Db, agentId: string, limit: number, offset: number): RevisionRow[] {
-    return db.prepare('SELECT * FROM agents_revisions WHERE agent_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?').all(agentId, limit, offset) as RevisionRow[];
+    return stmt(db, 'SELECT * FROM agents_revisions WHERE agent_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?').all(agentId, limit, offset) as RevisionRow[];
   },
   insertRevision(db: Db, row: RevisionRow): void {
-    db.prepare(
+    stmt(
+      db,
       `INSERT INTO agents_revisions (id, agent_id, seq, name, reason, build_id, image, artifact, env, secret_keys, config, created_at)
        VALUES (@id, @agent_id, @seq, @name, @reason, @build_id, @image, @artifact, @env, @secret_keys, @config, @created_at)`,
     ).run(row);
   },
   nextRevisionSeq(db: Db, agentId: string): number {
-    return ((db.prepare('SELECT MAX(seq) AS s FROM agents_revisions WHERE agent_id = ?').get(agentId) as { s: number | null }).s ?? 0) + 1;
+    return ((stmt(db, 'SELECT MAX(seq) AS s FROM agents_revisions WHERE agent_id = ?').get(agentId) as { s: number | null }).s ?? 0) + 1;
   },
 
   // Builds
   build(db: Db, id: string): BuildRow | undefined {
-    return db.prepare('SELECT * FROM agents_builds WHERE id = ?').get(id) as BuildRow | undefined;
+    return stmt(db, 'SELECT * FROM agents_builds WHERE id = ?').get(id) as BuildRow | undefined;
   },
   activeBuild(db: Db, agentId: string): BuildRow | undefined {
-    return db.prepare(`SELECT * FROM agents_builds WHERE agent_id = ? AND state IN ('queued','running') ORDER BY queued_at DESC LIMIT 1`).get(agentId) as
+    return stmt(db, `SELECT * FROM agents_builds WHERE agent_id = ? AND state IN ('queued','running') ORDER BY queued_at DESC LIMIT 1`).get(agentId) as
       | BuildRow
       | undefined;
   },
   buildsInState(db: Db, state: BuildRow['state']): BuildRow[] {
-    return db.prepare('SELECT * FROM agents_builds WHERE state = ? ORDER BY queued_at').all(state) as BuildRow[];
+    return stmt(db, 'SELECT * FROM agents_builds WHERE state = ? ORDER BY queued_at').all(state) as BuildRow[];
   },
   insertBuild(db: Db, row: BuildRow): void {
-    db.prepare(
+    stmt(
+      db,
       `INSERT INTO agents_builds (id, agent_id, reason, state, queued_at, claimed_at, finished_at, output)
        VALUES (@id, @agent_id, @reason, @state, @queued_at, @claimed_at, @finished_at, @output)`,
     ).run(row);
   },
   /** Claims a queued build; false when someone else moved it first. */
   claimBuild(db: Db, id: string, now: string): boolean {
-    return db.prepare(`UPDATE agents_builds SET state = 'running', claimed_at = ? WHERE id = ? AND state = 'queued'`).run(now, id).changes === 1;
+    return stmt(db, `UPDATE agents_builds SET state = 'running', claimed_at = ? WHERE id = ? AND state = 'queued'`).run(now, id).changes === 1;
   },
   finishBuild(db: Db, id: string, state: BuildRow['state'], output: string, now: string): void {
-    db.prepare('UPDATE agents_builds SET state = ?, output = ?, finished_at = ? WHERE id = ?').run(state, output, now, id);
+    stmt(db, 'UPDATE agents_builds SET state = ?, output = ?, finished_at = ? WHERE id = ?').run(state, output, now, id);
   },
   requeueBuild(db: Db, id: string): void {
-    db.prepare(`UPDATE agents_builds SET state = 'queued', claimed_at = NULL WHERE id = ?`).run(id);
+    stmt(db, `UPDATE agents_builds SET state = 'queued', claimed_at = NULL WHERE id = ?`).run(id);
   },
 
   // Files
   files(db: Db, agentId: string): FileRow[] {
-    return db.prepare('SELECT path, content, mode, updated_at FROM agents_files WHERE agent_id = ? ORDER BY path').all(agentId) as FileRow[];
+    return stmt(db, 'SELECT path, content, mode, updated_at FROM agents_files WHERE agent_id = ? ORDER BY path').all(agentId) as FileRow[];
   },
   fileInfos(db: Db, agentId: string): { path: string; size: number; updated_at: string }[] {
-    return db.prepare('SELECT path, length(content) AS size, updated_at FROM agents_files WHERE agent_id = ? ORDER BY path').all(agentId) as {
+    return stmt(db, 'SELECT path, length(content) AS size, updated_at FROM agents_files WHERE agent_id = ? ORDER BY path').all(agentId) as {
       path: string;
       size: number;
       updated_at: string;
     }[];
   },
   file(db: Db, agentId: string, path: string): FileRow | undefined {
-    return db.prepare('SELECT path, content, mode, updated_at FROM agents_files WHERE agent_id = ? AND path = ?').get(agentId, path) as FileRow | undefined;
+    return stmt(db, 'SELECT path, content, mode, updated_at FROM agents_files WHERE agent_id = ? AND path = ?').get(agentId, path) as FileRow | undefined;
   },
   fileCount(db: Db, agentId: string): number {
-    return (db.prepare('SELECT COUNT(*) AS n FROM agents_files WHERE agent_id = ?').get(agentId) as { n: number }).n;
+    return (stmt(db, 'SELECT COUNT(*) AS n FROM agents_files WHERE agent_id = ?').get(agentId) as { n: number }).n;
   },
   replaceFiles(db: Db, agentId: string, files: { path: string; content: Buffer; mode: number }[], now: string): void {
-    db.prepare('DELETE FROM agents_files WHERE agent_id = ?').run(agentId);
-    const ins = db.prepare('INSERT INTO agents_files (agent_id, path, content, mode, updated_at) VALUES (?, ?, ?, ?, ?)');
+    stmt(db, 'DELETE FROM agents_files WHERE agent_id = ?').run(agentId);
+    const ins = stmt(db, 'INSERT INTO agents_files (agent_id, path, content, mode, updated_at) VALUES (?, ?, ?, ?, ?)');
     for (const f of files) ins.run(agentId, f.path, f.content, f.mode, now);
   },
   putFile(db: Db, agentId: string, path: string, content: Buffer, now: string): void {
-    db.prepare(
+    stmt(
+      db,
       `INSERT INTO agents_files (agent_id, path, content, mode, updated_at) VALUES (?, ?, ?, 420, ?)
        ON CONFLICT (agent_id, path) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at`,
     ).run(agentId, path, content, now);
   },
   deleteFile(db: Db, agentId: string, path: string): boolean {
-    return db.prepare('DELETE FROM agents_files WHERE agent_id = ? AND path = ?').run(agentId, path).changes === 1;
+    return stmt(db, 'DELETE FROM agents_files WHERE agent_id = ? AND path = ?').run(agentId, path).changes === 1;
   },
 
   // Secrets and env share one shape.
@@ -234,7 +238,7 @@ export const agentStore = {
 
   // Logs
   insertLogs(db: Db, agentId: string, lines: LogLine[]): void {
-    const ins = db.prepare('INSERT INTO agents_logs (agent_id, ts, revision, instance, stream, message) VALUES (?, ?, ?, ?, ?, ?)');
+    const ins = stmt(db, 'INSERT INTO agents_logs (agent_id, ts, revision, instance, stream, message) VALUES (?, ?, ?, ?, ?, ?)');
     for (const l of lines) ins.run(agentId, l.ts, l.revision, l.instance, l.stream, l.message);
   },
   /** The newest `limit` lines at or after `since`, returned oldest first. */
@@ -248,20 +252,21 @@ export const agentStore = {
     return rows.reverse();
   },
   pruneLogs(db: Db, before: string): number {
-    return db.prepare('DELETE FROM agents_logs WHERE ts < ?').run(before).changes;
+    return stmt(db, 'DELETE FROM agents_logs WHERE ts < ?').run(before).changes;
   },
 
   // Instances
   instances(db: Db): InstanceRow[] {
-    return db.prepare('SELECT * FROM agents_instances').all() as InstanceRow[];
+    return stmt(db, 'SELECT * FROM agents_instances').all() as InstanceRow[];
   },
   insertInstance(db: Db, row: InstanceRow): void {
-    db.prepare(
+    stmt(
+      db,
       `INSERT INTO agents_instances (id, agent_id, revision, driver, pid, container, port, started_at)
        VALUES (@id, @agent_id, @revision, @driver, @pid, @container, @port, @started_at)`,
     ).run(row);
   },
   deleteInstance(db: Db, id: string): void {
-    db.prepare('DELETE FROM agents_instances WHERE id = ?').run(id);
+    stmt(db, 'DELETE FROM agents_instances WHERE id = ?').run(id);
   },
 };
