@@ -153,6 +153,10 @@ describe.skipIf(!haveRedis)('cache API (spec 3 §4.2)', () => {
     expect(new Set(ports.filter(Boolean)).size).toBe(7);
     await Promise.all(['race', 'race-a', 'race-b', 'race-c'].map((n) => waitState(d, member, pid, n)));
     for (const n of ['race', 'race-a', 'race-b', 'race-c']) expect((await d.api('DELETE', `${base(pid)}/${n}`, { token: admin })).status).toBe(202);
+    // Deletes finish in the background: wait, so later listings see a settled set.
+    for (const n of ['race', 'race-a', 'race-b', 'race-c']) {
+      await waitFor(`${n} to be gone`, async () => ((await d.api('GET', `${base(pid)}/${n}`, { token: admin })).status === 404 ? true : undefined));
+    }
   });
 
   it('list pages by name with the shared pager', async () => {

@@ -3,9 +3,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
-import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CACHE_IMAGE, dockerSkipReason, haveRedis, pidAlive, waitFor } from './helpers.js';
+import { CACHE_IMAGE, dockerSkipReason, haveRedis, pidAlive, waitFor, withRedis } from './helpers.js';
 
 const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'daemon', 'main.js');
 const ADMIN = { email: 'admin@example.test', password: 'Admin-Password-123' };
@@ -66,16 +65,6 @@ const waitView = (p: Proc, path: string, pred: (v: any) => boolean, what: string
     return r.status === 200 && pred(r.body) ? r.body : undefined;
   }, 20_000);
 
-async function withRedis<T>(uri: string, fn: (r: Redis) => Promise<T>): Promise<T> {
-  const r = new Redis(uri, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  r.on('error', () => {});
-  await r.connect();
-  try {
-    return await fn(r);
-  } finally {
-    r.disconnect();
-  }
-}
 
 /**
  * The real daemon process (dist/daemon/main.js): a graceful stop leaves instances running and

@@ -2,11 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cast } from '../helpers/fixtures.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { base, cacheOverrides, createInstance, haveRedis, instanceRow, startCacheDaemon, waitFor, waitState } from './helpers.js';
+import { base, cacheOverrides, createInstance, haveRedis, instanceRow, startCacheDaemon, waitFor, waitState, withRedis } from './helpers.js';
 
 const which = (bin: string) =>
   (process.env.PATH ?? '')
@@ -21,16 +20,6 @@ const which = (bin: string) =>
       }
     });
 
-async function withClient<T>(uri: string, fn: (r: Redis) => Promise<T>): Promise<T> {
-  const r = new Redis(uri, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  r.on('error', () => {});
-  await r.connect();
-  try {
-    return await fn(r);
-  } finally {
-    r.disconnect();
-  }
-}
 
 /**
  * The provisioning system (here: the redis-server binary the process driver runs) goes away
@@ -52,7 +41,7 @@ describe.skipIf(!haveRedis)('cache API when the provisioning system fails (502)'
     c = await cast(d);
     made = await createInstance(d, c.member.token, c.project.id, { name: 'held' });
     await waitState(d, c.member.token, c.project.id, 'held');
-    await withClient(made.credential.uri, (r) => r.set('k', 'before'));
+    await withRedis(made.credential.uri, (r) => r.set('k', 'before'));
   });
   afterAll(async () => {
     await d?.close();
@@ -82,7 +71,7 @@ describe.skipIf(!haveRedis)('cache API when the provisioning system fails (502)'
       expect((await d.api('DELETE', `${base(c.project.id)}/nothing`, { token: c.admin.token })).status).toBe(404);
       expect((await d.api('DELETE', `${base(c.project.id)}/held`, { token: c.member.token })).status).toBe(403);
 
-      expect(await withClient(made.credential.uri, (r) => r.get('k'))).toBe('before');
+      expect(await withRedis(made.credential.uri, (r) => r.get('k'))).toBe('before');
       const h = await d.api('GET', '/cache/healthz');
       expect(h.status).toBe(503);
       expect(h.body.checks.orchestration).toMatch(/not installed or does not run/);
@@ -92,7 +81,7 @@ describe.skipIf(!haveRedis)('cache API when the provisioning system fails (502)'
     expect((await d.api('GET', '/cache/healthz')).status).toBe(200);
     const rotated = await d.api('POST', `${base(c.project.id)}/held/rotate-credential`, { token: c.admin.token });
     expect(rotated.status).toBe(200);
-    await waitFor('the new password to work', () => withClient(rotated.body.credential.uri, (r) => r.get('k')).catch(() => undefined));
+    await waitFor('the new password to work', () => withRedis(rotated.body.credential.uri, (r) => r.get('k')).catch(() => undefined));
     expect((await d.api('DELETE', `${base(c.project.id)}/held`, { token: c.admin.token })).status).toBe(202);
   });
 
@@ -116,7 +105,7 @@ describe.skipIf(!haveRedis)('cache API when the provisioning system fails (502)'
     } finally {
       caFiles.forEach((f, i) => writeFileSync(f, saved[i]!, { mode: 0o600 }));
     }
-    expect(await withClient(made3.credential.uri, (r) => r.ping())).toBe('PONG');
+    expect(await withRedis(made3.credential.uri, (r) => r.ping())).toBe('PONG');
     expect((await d.api('POST', `${base(c.project.id)}/exposed/rotate-credential`, { token: c.admin.token })).status).toBe(200);
     expect(d.db.prepare(`SELECT COUNT(*) AS n FROM acct_audit WHERE action = 'cache.rotate-credential' AND target LIKE '%/exposed'`).get()).toEqual({ n: 1 });
   });
@@ -125,11 +114,11 @@ describe.skipIf(!haveRedis)('cache API when the provisioning system fails (502)'
     const made2 = await createInstance(d, c.member.token, c.project.id, { name: 'no-info' });
     await waitState(d, c.member.token, c.project.id, 'no-info');
     // A client with the password may take INFO away from the default user (ACL is open, as on Redis).
-    await withClient(made2.credential.uri, (r) => r.call('ACL', 'SETUSER', 'default', '-info'));
+    await withRedis(made2.credential.uri, (r) => r.call('ACL', 'SETUSER', 'default', '-info'));
     const stats = await d.api('GET', `${base(c.project.id)}/no-info/stats`, { token: c.member.token });
     expect(stats.status).toBe(502);
     expect(stats.body.error).toMatch(/^could not read stats: NOPERM/);
-    await withClient(made2.credential.uri, (r) => r.call('ACL', 'SETUSER', 'default', '+info'));
+    await withRedis(made2.credential.uri, (r) => r.call('ACL', 'SETUSER', 'default', '+info'));
     expect((await d.api('GET', `${base(c.project.id)}/no-info/stats`, { token: c.member.token })).status).toBe(200);
   });
 });

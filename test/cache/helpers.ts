@@ -2,11 +2,14 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
+import { Redis } from 'ioredis';
 import { execa } from 'execa';
 import { expect } from 'vitest';
 import { configFromEnv, type DaemonConfig } from '../../src/daemon/config.js';
 import type { CacheConfig } from '../../src/daemon/services/cache/config.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+
+export { pidAlive } from '../../src/daemon/services/cache/process-driver.js';
 
 /** Real redis-server and redis-cli are required; without them the suites skip and say why. */
 export const haveRedis = spawnSync('redis-server', ['--version']).status === 0;
@@ -76,17 +79,15 @@ export function instanceRow(d: TestDaemon, projectId: string, name: string) {
 export const instanceDir = (home: string, id: string) => join(home, 'cache', id);
 export const serverPid = (home: string, id: string) => Number(readFileSync(join(instanceDir(home, id), 'redis.pid'), 'utf8').trim());
 
-export function pidAlive(pid: number): boolean {
+/** Runs fn with an ioredis client on a redis URI, closing it afterwards; no retries (tests see errors). */
+export async function withRedis<T>(uri: string, fn: (r: Redis) => Promise<T>): Promise<T> {
+  const r = new Redis(uri, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  r.on('error', () => {});
+  await r.connect();
   try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
+    return await fn(r);
+  } finally {
+    r.disconnect();
   }
 }
 
