@@ -1,13 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, describe, expect, it } from 'vitest';
+import { DAEMON_MAIN, loginToken, spawnDaemonProcess } from '../helpers/daemon-process.js';
 import { CACHE_IMAGE, dockerSkipReason, haveRedis, pidAlive, waitFor, withRedis } from './helpers.js';
 
-const MAIN = join(import.meta.dirname, '..', '..', 'dist', 'daemon', 'main.js');
-const ADMIN = { email: 'admin@example.test', password: 'Admin-Password-123' };
 
 interface Proc {
   child: ChildProcess;
@@ -16,38 +15,10 @@ interface Proc {
   exited: Promise<void>;
 }
 
-/** Starts the built daemon as a real process on port 0 and reads its locator file. */
+/** The real daemon process with fast cache health checks, signed in as its admin. */
 async function startDaemonProcess(home: string, env: Record<string, string> = {}): Promise<Proc> {
-  const locator = join(home, 'daemon.json');
-  rmSync(locator, { force: true });
-  const child = spawn(process.execPath, [MAIN, '--port', '0'], {
-    env: {
-      ...process.env,
-      PLATFORM_HOME: home,
-      PLATFORM_ADMIN_EMAIL: ADMIN.email,
-      PLATFORM_ADMIN_PASSWORD: ADMIN.password,
-      PLATFORM_CACHE_HEALTH_INTERVAL_MS: '100',
-      PLATFORM_CACHE_RESTART_BACKOFF_MS: '200',
-      ...env,
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (b) => (stderr += b));
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const { url } = await waitFor(
-    'the daemon locator',
-    async () => {
-      if (child.exitCode !== null) throw new Error(`daemon exited: ${stderr}`);
-      if (!existsSync(locator)) return undefined;
-      const l = JSON.parse(readFileSync(locator, 'utf8')) as { url: string; pid: number };
-      return l.pid === child.pid ? l : undefined;
-    },
-    20_000,
-  );
-  const login = await fetch(`${url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
-  const { token } = (await login.json()) as { token: string };
-  return { child, url, token, exited };
+  const p = await spawnDaemonProcess(home, { PLATFORM_CACHE_HEALTH_INTERVAL_MS: '100', PLATFORM_CACHE_RESTART_BACKOFF_MS: '200', ...env });
+  return { child: p.child, url: p.url, token: await loginToken(p.url), exited: p.exited };
 }
 
 async function call(p: Proc, method: string, path: string, body?: unknown) {
@@ -71,7 +42,7 @@ const waitView = (p: Proc, path: string, pred: (v: any) => boolean, what: string
  * the next daemon re-adopts them; so does a kill -9 of the daemon; after a daemon crash with the
  * server also dead, the next daemon restarts it from its append-only file with the data intact.
  */
-describe.skipIf(!haveRedis || !existsSync(MAIN))('cache instances across daemon restarts (real daemon process)', () => {
+describe.skipIf(!haveRedis || !existsSync(DAEMON_MAIN))('cache instances across daemon restarts (real daemon process)', () => {
   const home = mkdtempSync(join(tmpdir(), 'platform-cache-restart-'));
   let current: Proc | undefined;
 
@@ -162,7 +133,7 @@ const dockerSkip = await dockerSkipReason();
 if (dockerSkip) console.warn(`SKIPPED cache docker kill -9 re-adoption test: ${dockerSkip}`);
 
 /** The same under the docker driver: a daemon killed with -9 leaves the container; the next daemon adopts it. */
-describe.skipIf(Boolean(dockerSkip) || !existsSync(MAIN))('docker driver: a daemon kill -9 leaves the container for the next daemon', () => {
+describe.skipIf(Boolean(dockerSkip) || !existsSync(DAEMON_MAIN))('docker driver: a daemon kill -9 leaves the container for the next daemon', () => {
   const home = mkdtempSync(join(tmpdir(), 'platform-cache-docker-kill-'));
   let current: Proc | undefined;
   afterAll(async () => {

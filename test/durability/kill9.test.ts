@@ -1,14 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { DAEMON_MAIN, loginToken, spawnDaemonProcess } from '../helpers/daemon-process.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const MAIN = join(ROOT, 'dist', 'daemon', 'main.js');
-const EMAIL = 'admin@example.test';
-const PASSWORD = 'Admin-Password-123';
 const home = mkdtempSync(join(tmpdir(), 'platform-kill9-'));
 const children: ChildProcess[] = [];
 
@@ -17,46 +14,19 @@ afterAll(() => {
   rmSync(home, { recursive: true, force: true });
 });
 
-/** Starts the real daemon process on the state directory and waits for its locator and /healthz. */
-async function startReal(): Promise<{ url: string; pid: number; child: ChildProcess }> {
-  const locator = join(home, 'daemon.json');
-  rmSync(locator, { force: true });
-  const child = spawn(process.execPath, [MAIN, '--port', '0'], {
-    env: { ...process.env, PLATFORM_HOME: home, PLATFORM_ADMIN_EMAIL: EMAIL, PLATFORM_ADMIN_PASSWORD: PASSWORD },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  children.push(child);
-  let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`daemon exited ${child.exitCode}: ${stderr}`);
-    if (existsSync(locator)) {
-      try {
-        const info = JSON.parse(readFileSync(locator, 'utf8')) as { url: string; pid: number };
-        if (info.pid === child.pid && (await fetch(`${info.url}/healthz`)).ok) return { ...info, child };
-      } catch {
-        // being written, or not listening yet
-      }
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`daemon did not become healthy: ${stderr}`);
-}
-
-async function login(url: string): Promise<string> {
-  const r = await fetch(`${url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) });
-  expect(r.status).toBe(200);
-  return ((await r.json()) as { token: string }).token;
+async function startReal() {
+  const p = await spawnDaemonProcess(home);
+  children.push(p.child);
+  return p;
 }
 
 const post = (url: string, token: string, path: string, body: unknown) =>
   fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
 
-describe.skipIf(!existsSync(MAIN))('durability: kill -9 of the real daemon in the middle of writes', () => {
+describe.skipIf(!existsSync(DAEMON_MAIN))('durability: kill -9 of the real daemon in the middle of writes', () => {
   it('every acknowledged write survives and the database stays consistent', async () => {
     const first = await startReal();
-    const token = await login(first.url);
+    const token = await loginToken(first.url);
     const ackedKeys = new Set<string>();
     const ackedAccounts = new Set<string>();
     let killed = false;
@@ -102,7 +72,7 @@ describe.skipIf(!existsSync(MAIN))('durability: kill -9 of the real daemon in th
 
     const second = await startReal();
     try {
-      const token2 = await login(second.url);
+      const token2 = await loginToken(second.url);
       const keys = (await (await fetch(`${second.url}/v1/users/me/keys`, { headers: { authorization: `Bearer ${token2}` } })).json()) as { keys: { key_id: string }[] };
       const present = new Set(keys.keys.map((k) => k.key_id));
       for (const k of ackedKeys) expect(present.has(k), `acknowledged key ${k}`).toBe(true);
@@ -148,4 +118,4 @@ describe.skipIf(!existsSync(MAIN))('durability: kill -9 of the real daemon in th
   }, 120_000);
 });
 
-if (!existsSync(MAIN)) console.warn(`SKIPPED durability test: ${MAIN} is missing (run npm run build)`);
+if (!existsSync(DAEMON_MAIN)) console.warn(`SKIPPED durability test: ${DAEMON_MAIN} is missing (run npm run build)`);

@@ -1,44 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DAEMON_MAIN, loginToken, spawnDaemonProcess } from '../helpers/daemon-process.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const MAIN = join(ROOT, 'dist', 'daemon', 'main.js');
-const ADMIN = { email: 'admin@example.test', password: 'Admin-Password-123' };
 
-/** The real daemon process (the built dist), as `platform daemon start` runs it. */
-async function spawnDaemon(home: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [MAIN, '--port', '0'], {
-    env: {
-      ...process.env,
-      PLATFORM_HOME: home,
-      PLATFORM_ADMIN_EMAIL: ADMIN.email,
-      PLATFORM_ADMIN_PASSWORD: ADMIN.password,
-      PLATFORM_RATE_LIMIT_BURST: '0',
-      // The push subscription below delivers to a receiver in this test process.
-      PLATFORM_PUBSUB_ALLOW_LOOPBACK_PUSH: 'true',
-      PLATFORM_PUBSUB_PUSH_BACKOFF_BASE_MS: '20',
-      PLATFORM_PUBSUB_PUSH_BACKOFF_MAX_MS: '100',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
+/** The real daemon process; its push subscription delivers to a receiver in this test process. */
+const spawnDaemon = (home: string) =>
+  spawnDaemonProcess(home, {
+    PLATFORM_RATE_LIMIT_BURST: '0',
+    PLATFORM_PUBSUB_ALLOW_LOOPBACK_PUSH: 'true',
+    PLATFORM_PUBSUB_PUSH_BACKOFF_BASE_MS: '20',
+    PLATFORM_PUBSUB_PUSH_BACKOFF_MAX_MS: '100',
   });
-  let stderr = '';
-  child.stderr!.on('data', (b) => (stderr += b));
-  const locator = join(home, 'daemon.json');
-  for (let i = 0; i < 600; i++) {
-    if (existsSync(locator)) {
-      const l = JSON.parse(readFileSync(locator, 'utf8')) as { pid: number; url: string };
-      if (l.pid === child.pid) return { child, url: l.url };
-    }
-    if (child.exitCode !== null) throw new Error(`daemon exited: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`daemon did not start: ${stderr}`);
-}
 
 async function call(url: string, method: string, path: string, token?: string, body?: unknown) {
   const res = await fetch(url + path, {
@@ -50,9 +27,7 @@ async function call(url: string, method: string, path: string, token?: string, b
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
-async function login(url: string) {
-  return (await call(url, 'POST', '/v1/auth/login', undefined, ADMIN)).body.token as string;
-}
+const login = (url: string) => loginToken(url);
 
 async function untilReady(url: string, token: string, path: string) {
   for (let i = 0; i < 400; i++) {
@@ -63,7 +38,7 @@ async function untilReady(url: string, token: string, path: string) {
   throw new Error(`${path} not ready`);
 }
 
-if (!existsSync(MAIN)) console.warn(`SKIPPED: ${MAIN} is missing; run npm run build (vitest's global setup builds it) to run the kill -9 test`);
+if (!existsSync(DAEMON_MAIN)) console.warn(`SKIPPED: ${DAEMON_MAIN} is missing; run npm run build (vitest's global setup builds it) to run the kill -9 test`);
 
 const home = mkdtempSync(join(tmpdir(), 'platform-msg-crash-'));
 const children: ChildProcess[] = [];
@@ -93,7 +68,7 @@ afterAll(async () => {
 });
 
 describe('durability with the real daemon process (kill -9)', () => {
-  it.skipIf(!existsSync(MAIN))('every publish answered 200 before a kill -9 is delivered after restart, unacknowledged ones included', async () => {
+  it.skipIf(!existsSync(DAEMON_MAIN))('every publish answered 200 before a kill -9 is delivered after restart, unacknowledged ones included', async () => {
     const first = await spawnDaemon(home);
     children.push(first.child);
     let token = await login(first.url);
@@ -141,11 +116,10 @@ describe('durability with the real daemon process (kill -9)', () => {
     // Some messages are delivered and left unacknowledged (deadline 600 s) before the crash.
     const leased = await call(first.url, 'POST', `${base}/ledger/subscriptions/audit:pull`, token, { max_messages: 50, timeout_ms: 0 });
     expect(leased.body.messages).toHaveLength(50);
-    const exited = new Promise((r) => first.child.once('exit', r));
     first.child.kill('SIGKILL');
     stop = true;
     await Promise.all(load);
-    await exited;
+    await first.exited;
     expect(first.child.signalCode).toBe('SIGKILL');
 
     const second = await spawnDaemon(home);
