@@ -34,7 +34,7 @@ export interface SearchStats {
 }
 
 /** Candidate oversampling before float rescoring: codes rank coarsely, binary the most. */
-const OVERSAMPLE: Record<QuantizationKind, number> = { none: 1, scalar: 6, binary: 16 };
+const OVERSAMPLE: Record<QuantizationKind, number> = { none: 1, scalar: 4, binary: 16 };
 const SELECTIVITY_SAMPLE = 256;
 
 /**
