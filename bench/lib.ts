@@ -4,7 +4,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
-const MAIN = join(import.meta.dirname, '..', 'dist', 'daemon', 'main.js');
+// What `platform daemon start` runs: the one-file bundle when the build made it.
+const BUNDLE = join(import.meta.dirname, '..', 'dist', 'daemon', 'daemon.bundle.js');
+const MAIN = existsSync(BUNDLE) ? BUNDLE : join(import.meta.dirname, '..', 'dist', 'daemon', 'main.js');
 export const BENCH_ADMIN = { email: 'bench@example.test', password: 'Bench-Password-123' };
 
 /** Spawns the built daemon on a free port with limits lifted; resolves once /healthz answers. */

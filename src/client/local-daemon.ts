@@ -60,7 +60,9 @@ export async function startDaemon(opts: { port?: number; env?: Record<string, st
   const home = platformHome();
   mkdirSync(join(home, 'logs'), { recursive: true });
   const logFd = openSync(daemonLogFile(), 'a');
-  const main = fileURLToPath(new URL('../daemon/main.js', import.meta.url));
+  // The one-file bundle starts faster (scripts/bundle-daemon.mjs); the module tree works as well.
+  const bundle = fileURLToPath(new URL('../daemon/daemon.bundle.js', import.meta.url));
+  const main = existsSync(bundle) ? bundle : fileURLToPath(new URL('../daemon/main.js', import.meta.url));
   const port = opts.port ?? Number(process.env.PLATFORM_PORT ?? 7070);
   const child = spawn(process.execPath, [main, '--port', String(port)], {
     detached: true,

@@ -49,12 +49,13 @@ export interface RuntimeOptions {
 export const PLATFORM_DIR = '.platform';
 
 /**
- * Where the shim files are: beside this module when running from source; from dist/ the
- * build does not copy non-TypeScript files, so fall back to the source tree.
+ * Where the shim files are: beside this module when running from source; from dist/ (module tree
+ * in dist/daemon/runtimes, or the bundle in dist/daemon) the build does not copy non-TypeScript
+ * files, so fall back to the source tree.
  */
 function assetsDir(): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [here, join(here, '..', '..', '..', 'src', 'daemon', 'runtimes')];
+  const candidates = [here, join(here, '..', '..', '..', 'src', 'daemon', 'runtimes'), join(here, '..', '..', 'src', 'daemon', 'runtimes')];
   const found = candidates.find((d) => existsSync(join(d, 'python', 'shim.py')));
   if (!found) throw new Error(`function shim files not found (looked in ${candidates.join(', ')})`);
   return found;
