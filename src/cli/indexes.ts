@@ -3,8 +3,6 @@ import { readFileSync } from 'node:fs';
 import { getContext } from '../client/contexts.js';
 import { UsageError } from '../client/errors.js';
 import type { IndexView } from '../api/vector.js';
-import { Uuid } from '../api/common.js';
-import { projectRoutes } from '../api/projects.js';
 import type { ApiClient } from '../client/api-client.js';
 import type { Column } from './render.js';
 
@@ -21,8 +19,7 @@ export async function indexProject(client: ApiClient, flag: string | undefined, 
   const ctx = getContext(contextName);
   const ref = flag ?? ctx.project ?? (ctx.kind === 'local' ? 'default' : undefined);
   if (!ref) throw new UsageError('no project selected', 'pass --project SLUG (or set PLATFORM_PROJECT)');
-  if (Uuid.safeParse(ref).success) return ref;
-  return (await client.call(projectRoutes.get, { params: { projectID: ref } })).id;
+  return client.projectId(ref);
 }
 
 /** Parses a JSON flag value, naming the flag when it is not JSON. */

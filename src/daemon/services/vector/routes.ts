@@ -2,7 +2,6 @@ import { DATA_VERBS, vectorRoutes as R } from '../../../api/vector.js';
 import type { Area } from '../../area.js';
 import { Reply } from '../../http/router.js';
 import { badRequest, notFound } from '../../http/errors.js';
-import { Uuid } from '../../../api/common.js';
 import type { ProjectNeed } from '../accounts/access.js';
 import { accessProject } from '../accounts/projects.js';
 import type { Principal } from '../auth/principal.js';
@@ -32,12 +31,8 @@ export const vectorArea = (): Area => {
       return n ? `${n} vector index${n > 1 ? 'es' : ''}` : undefined;
     });
 
-    // {projectID} must be a UUID on the vector API (spec 3 §7: a malformed project id is a 400),
-    // then the 404 rule applies; the CLI resolves slugs and shorts to the id first.
-    const project = (principal: Principal, ref: string, need: ProjectNeed) => {
-      if (!Uuid.safeParse(ref).success) throw badRequest('malformed project id: project id must be a UUID');
-      return accessProject(ctx, principal, ref, need);
-    };
+    // The router has already refused a {projectID} that is not a UUID (the contracts' projectIdRule).
+    const project = (principal: Principal, ref: string, need: ProjectNeed) => accessProject(ctx, principal, ref, need);
 
     r.handle(R.list, ({ principal, params, query }) => listIndexes(ctx, rt, project(principal!, params.projectID, 'member'), query));
     r.handle(R.create, ({ principal, params, body, requestId }) =>
