@@ -59,7 +59,8 @@ export class DockerDriver implements Driver {
         await cmds.prepare?.(join(context, 'ctx', 'workload'));
         const base = this.baseImages[isAgent ? 'python' : runtime];
         // As under the process driver, python workloads import from their own directory.
-        const env = { PYTHONUNBUFFERED: '1', ...(isAgent || runtime === 'python' ? { PYTHONPATH: WORKDIR } : {}), ...cmds.build?.env, ...cmds.start.env };
+        // Base images carry no C compiler: Go builds pure Go there whatever the host has.
+        const env = { PYTHONUNBUFFERED: '1', ...(isAgent || runtime === 'python' ? { PYTHONPATH: WORKDIR } : {}), ...cmds.build?.env, ...cmds.start.env, ...(runtime === 'go' && !isAgent ? { CGO_ENABLED: '0' } : {}) };
         const lines = [
           `FROM ${base}`,
           `COPY workload ${WORKDIR}`,

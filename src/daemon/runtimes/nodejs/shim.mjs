@@ -4,7 +4,7 @@
 // one directory up, exports handle(event), synchronous or async, as an ES module export or
 // through module.exports. Listens on 127.0.0.1:$PORT. Node built-ins only.
 import { createServer } from 'node:http';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -16,7 +16,17 @@ const functionDir = dirname(dirname(fileURLToPath(import.meta.url)));
 async function loadHandler() {
   const file = ['index.mjs', 'index.js', 'index.cjs'].map((f) => join(functionDir, f)).find((f) => existsSync(f));
   if (!file) fail(`index.mjs or index.js not found in ${functionDir}`);
-  const mod = await import(pathToFileURL(file).href);
+  let mod;
+  try {
+    mod = await import(pathToFileURL(file).href);
+  } catch (e) {
+    // Node before 22 reads a .js file outside a "type": "module" package as CommonJS, so ES
+    // syntax fails there: load it again as an ES module through an .mjs twin beside it.
+    if (!(e instanceof SyntaxError) || !file.endsWith('.js')) throw e;
+    const twin = join(functionDir, '.platform-index.mjs');
+    copyFileSync(file, twin);
+    mod = await import(pathToFileURL(twin).href);
+  }
   // CommonJS modules arrive as a default export (plus named exports Node could detect).
   const handle = mod.handle ?? mod.default?.handle ?? (typeof mod.default === 'function' ? mod.default : undefined);
   if (typeof handle !== 'function') fail(`${file} must export a function named handle`);
