@@ -53,7 +53,9 @@ export async function messagingBench(): Promise<Row[]> {
     };
     let token = '';
     token = (await (await fetch(`${d.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json() as any).token;
-    const T = '/v1/projects/default/topics';
+    // The messaging API takes the project's UUID (spec 3), not its slug.
+    const project = (await api('GET', '/v1/projects/default')) as { id: string };
+    const T = `/v1/projects/${project.id}/topics`;
     const ready = async (path: string) => {
       while (!(await api('GET', path)).ready) await new Promise((r) => setTimeout(r, 2));
     };
