@@ -1,4 +1,3 @@
-import { tx } from '../../store/db.js';
 import type { PulledMessage } from '../../../api/messaging.js';
 import type { Broker } from './broker.js';
 import type { MessageRow, PendingRow, SubRow } from './store.js';
@@ -24,7 +23,7 @@ export interface Delivery {
  * holds across restarts.
  */
 export function take(b: Broker, subId: number, consumer: string, max: number, leaseMs?: number, ordered?: 'all' | 'key'): Delivery[] {
-  return tx(b.store.db, () => {
+  return b.store.tx(() => {
     const sub = b.store.subById(subId);
     if (!sub || sub.state === 'deleting') return [];
     const now = b.clock.now();
@@ -56,8 +55,9 @@ export function take(b: Broker, subId: number, consumer: string, max: number, le
     }
     if (!chosen.length) return [];
     const until = now + (leaseMs ?? sub.ack_deadline_seconds * 1000);
-    for (const r of chosen) b.store.lease(sub.id, r.seq, until, consumer);
-    const bySeq = new Map(b.store.messages(chosen.map((r) => r.seq)).map((m) => [m.seq, m]));
+    const seqs = chosen.map((r) => r.seq);
+    b.store.leaseMany(sub.id, seqs, until, consumer);
+    const bySeq = new Map(b.store.messages(seqs).map((m) => [m.seq, m]));
     const out: Delivery[] = [];
     const topicRt = b.topicRuntime(sub.topic_id);
     for (const r of chosen) {
