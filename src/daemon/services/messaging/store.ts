@@ -68,6 +68,15 @@ const MESSAGE_VALUES: Record<number, string> = Object.fromEntries(
   [1, 4, 16, 64].map((k) => [k, Array.from({ length: k }, () => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')]),
 );
 
+const VISIBLE_FRESH = 'SELECT * FROM msg_pending INDEXED BY msg_pending_visible WHERE sub_id = ? AND visible_at = 0 AND seq > ? ORDER BY seq LIMIT ?';
+const VISIBLE_DUE =
+  'SELECT * FROM msg_pending INDEXED BY msg_pending_visible WHERE sub_id = ? AND visible_at > 0 AND visible_at <= ? AND seq > ? ORDER BY seq LIMIT ?';
+const JOINED = `SELECT p.sub_id, p.seq, p.key, p.attempt, p.visible_at, p.consumer, p.last_error, p.first_failure_at,
+  m.topic_id, m.ledger, m.entry, m.data, m.attributes, m.publish_time, m.size
+  FROM msg_pending p INDEXED BY msg_pending_visible JOIN msg_messages m ON m.seq = p.seq`;
+const JOINED_FRESH = `${JOINED} WHERE p.sub_id = ? AND p.visible_at = 0 AND p.seq > ? ORDER BY p.seq LIMIT ?`;
+const JOINED_DUE = `${JOINED} WHERE p.sub_id = ? AND p.visible_at > 0 AND p.visible_at <= ? AND p.seq > ? ORDER BY p.seq LIMIT ?`;
+
 const TOPIC_SELECT = 'SELECT t.*, p.short FROM msg_topics t JOIN acct_projects p ON p.id = t.project_id';
 
 /** SQL of the messaging area; no HTTP here. Statements are prepared once and reused. */
@@ -303,22 +312,26 @@ export class MsgStore {
    * seq) instead of the visibility index plus a sort over the whole backlog.
    */
   visible(subId: number, now: number, afterSeq: number, limit: number): PendingRow[] {
+    return this.mergeVisible<PendingRow>(VISIBLE_FRESH, VISIBLE_DUE, subId, now, afterSeq, limit);
+  }
+  /**
+   * visible() joined with the messages, for routing that takes the first rows as they come
+   * (everything but key-shared): one query instead of a second fetch by sequence number.
+   */
+  visibleMessages(subId: number, now: number, limit: number): (PendingRow & MessageRow)[] {
+    return this.mergeVisible<PendingRow & MessageRow>(JOINED_FRESH, JOINED_DUE, subId, now, 0, limit);
+  }
+  private mergeVisible<T extends { seq: number }>(freshSql: string, dueSql: string, subId: number, now: number, afterSeq: number, limit: number): T[] {
     // Never-delivered and released rows (visible_at 0) come from the visibility index in seq order
     // without stepping over leased rows (a primary-key scan did, on every pull); rows whose lease
     // or backoff ran out come from the same index, sorted (usually few). Both lists are in seq
     // order, so merging them keeps publish order. visible_at is never negative. INDEXED BY: without
     // ANALYZE statistics SQLite would pick the primary key and scan the whole backlog.
-    const fresh = this.st('SELECT * FROM msg_pending INDEXED BY msg_pending_visible WHERE sub_id = ? AND visible_at = 0 AND seq > ? ORDER BY seq LIMIT ?').all(
-      subId,
-      afterSeq,
-      limit,
-    ) as PendingRow[];
-    const due = this.st(
-      'SELECT * FROM msg_pending INDEXED BY msg_pending_visible WHERE sub_id = ? AND visible_at > 0 AND visible_at <= ? AND seq > ? ORDER BY seq LIMIT ?',
-    ).all(subId, now, afterSeq, limit) as PendingRow[];
+    const fresh = this.st(freshSql).all(subId, afterSeq, limit) as T[];
+    const due = this.st(dueSql).all(subId, now, afterSeq, limit) as T[];
     if (!due.length) return fresh;
     if (!fresh.length) return due;
-    const out: PendingRow[] = [];
+    const out: T[] = [];
     let i = 0;
     let j = 0;
     while (out.length < limit && (i < fresh.length || j < due.length)) {
