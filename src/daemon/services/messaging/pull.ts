@@ -1,10 +1,10 @@
 import type { PulledMessage } from '../../../api/messaging.js';
 import type { Broker } from './broker.js';
-import type { MessageRow, PendingRow, SubRow } from './store.js';
+import type { DeliveryRow, MessageRow, PendingRow, SubRow } from './store.js';
 import { acknowledge, encodeAckId } from './ack.js';
 
 export interface Delivery {
-  row: PendingRow;
+  row: DeliveryRow;
   message: MessageRow;
   /** 1 for the first delivery. */
   attempt: number;
@@ -36,7 +36,7 @@ export function take(b: Broker, subId: number, consumer: string, max: number, le
     if (room <= 0) return [];
     const held = ordered === 'key' ? b.store.heldKeys(sub.id, now) : undefined;
     const until = now + (leaseMs ?? sub.ack_deadline_seconds * 1000);
-    let picked: { row: PendingRow; message: MessageRow }[];
+    let picked: { row: DeliveryRow; message: MessageRow }[];
     if (sub.type !== 'key-shared' && !held) {
       // No routing skips rows: the first `room` visible rows, read with their messages, are the answer.
       const rows = b.store.visibleMessages(sub.id, now, room);

@@ -52,6 +52,9 @@ export interface MessageRow {
   size: number;
 }
 
+/** The part of a pending row a delivery carries. */
+export type DeliveryRow = Pick<PendingRow, 'seq' | 'key' | 'attempt'>;
+
 export interface PendingRow {
   sub_id: number;
   seq: number;
@@ -71,8 +74,8 @@ const MESSAGE_VALUES: Record<number, string> = Object.fromEntries(
 const VISIBLE_FRESH = 'SELECT * FROM msg_pending INDEXED BY msg_pending_visible WHERE sub_id = ? AND visible_at = 0 AND seq > ? ORDER BY seq LIMIT ?';
 const VISIBLE_DUE =
   'SELECT * FROM msg_pending INDEXED BY msg_pending_visible WHERE sub_id = ? AND visible_at > 0 AND visible_at <= ? AND seq > ? ORDER BY seq LIMIT ?';
-const JOINED = `SELECT p.sub_id, p.seq, p.key, p.attempt, p.visible_at, p.consumer, p.last_error, p.first_failure_at,
-  m.topic_id, m.ledger, m.entry, m.data, m.attributes, m.publish_time, m.size
+// Only what a delivery needs: every column read costs a property on each row object.
+const JOINED = `SELECT p.seq, p.key, p.attempt, m.topic_id, m.ledger, m.entry, m.data, m.attributes, m.publish_time, m.size
   FROM msg_pending p INDEXED BY msg_pending_visible JOIN msg_messages m ON m.seq = p.seq`;
 const JOINED_FRESH = `${JOINED} WHERE p.sub_id = ? AND p.visible_at = 0 AND p.seq > ? ORDER BY p.seq LIMIT ?`;
 const JOINED_DUE = `${JOINED} WHERE p.sub_id = ? AND p.visible_at > 0 AND p.visible_at <= ? AND p.seq > ? ORDER BY p.seq LIMIT ?`;
@@ -318,8 +321,8 @@ export class MsgStore {
    * visible() joined with the messages, for routing that takes the first rows as they come
    * (everything but key-shared): one query instead of a second fetch by sequence number.
    */
-  visibleMessages(subId: number, now: number, limit: number): (PendingRow & MessageRow)[] {
-    return this.mergeVisible<PendingRow & MessageRow>(JOINED_FRESH, JOINED_DUE, subId, now, 0, limit);
+  visibleMessages(subId: number, now: number, limit: number): (DeliveryRow & MessageRow)[] {
+    return this.mergeVisible<DeliveryRow & MessageRow>(JOINED_FRESH, JOINED_DUE, subId, now, 0, limit);
   }
   private mergeVisible<T extends { seq: number }>(freshSql: string, dueSql: string, subId: number, now: number, afterSeq: number, limit: number): T[] {
     // Never-delivered and released rows (visible_at 0) come from the visibility index in seq order
