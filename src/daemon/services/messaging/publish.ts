@@ -42,9 +42,10 @@ export function publishMessages(b: Broker, topic: TopicRow, messages: OutMessage
   const ids: string[] = [];
   let error: string | undefined;
   let bytes = 0;
+  let subs: number[] = [];
   b.store.tx(() => {
     const fresh = b.store.topicById(topic.id)!;
-    const subs = b.store.liveSubIds(topic.id);
+    subs = b.store.liveSubIds(topic.id);
     let storage = fresh.storage_bytes;
     const start = storage;
     // Rows are written in chunks (multi-row INSERT, pending rows by range); written before any
@@ -96,6 +97,7 @@ export function publishMessages(b: Broker, topic: TopicRow, messages: OutMessage
   rt.published += ids.length;
   rt.publishedBytes += bytes;
   if (producer) rt.producers.set(producer, now);
-  if (ids.length) b.wakeTopic(topic.id);
+  // The subscriptions read in the transaction are exactly those owed the new messages.
+  if (ids.length) for (const s of subs) b.wake(s);
   return error ? { message_ids: ids, error } : { message_ids: ids };
 }
