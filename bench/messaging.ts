@@ -53,7 +53,9 @@ export async function messagingBench(): Promise<Row[]> {
     };
     let token = '';
     token = (await (await fetch(`${d.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json() as any).token;
-    const T = '/v1/projects/default/topics';
+    // The messaging API takes the project's UUID (spec 3), not its slug.
+    const project = (await api('GET', '/v1/projects/default')) as { id: string };
+    const T = `/v1/projects/${project.id}/topics`;
     const ready = async (path: string) => {
       while (!(await api('GET', path)).ready) await new Promise((r) => setTimeout(r, 2));
     };
@@ -70,6 +72,7 @@ export async function messagingBench(): Promise<Row[]> {
     // 1. Publish throughput: batches of 100, 4 publishers.
     await topic('tput', [{ name: 'drain', max_ack_pending: 100_000 }]);
     let sent = 0;
+    const cpu0 = daemonCpuMs(d.child.pid);
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: 4 }, async (_, w) => {
@@ -81,6 +84,7 @@ export async function messagingBench(): Promise<Row[]> {
     );
     const publishMs = performance.now() - t0;
     const published = sent;
+    const cpu1 = daemonCpuMs(d.child.pid);
 
     // 2. Pull + ack end to end with several consumers.
     let consumed = 0;
@@ -96,6 +100,7 @@ export async function messagingBench(): Promise<Row[]> {
       }),
     );
     const pullMs = performance.now() - t1;
+    const cpu2 = daemonCpuMs(d.child.pid);
 
     // 3. Publish-to-delivery latency with a consumer that keeps up: as for redis below, a pull is
     // waiting when the message is published; the time runs from the publish call to the delivery.
@@ -142,6 +147,13 @@ export async function messagingBench(): Promise<Row[]> {
       { bench: 'messaging', metric: 'publish msgs/s (HTTP, batches of 100)', value: fmt(pubRate), baseline: rs ? `redis XADD ${fmt(rs.xadd)}` : 'redis n/a', ratio: rs ? `${(pubRate / rs.xadd).toFixed(2)}x` : '', goal: '50,000' },
       { bench: 'messaging', metric: 'publish vs raw SQLite insert loop', value: fmt(pubRate), baseline: `sqlite ${fmt(sqlite)}`, ratio: `${(pubRate / sqlite).toFixed(2)}x` },
       { bench: 'messaging', metric: `pull+ack msgs/s (${CONSUMERS} consumers)`, value: fmt(pullRate), baseline: rs ? `redis XREADGROUP+XACK ${fmt(rs.read)}` : 'redis n/a', ratio: rs ? `${(pullRate / rs.read).toFixed(2)}x` : '', goal: '20,000' },
+      // The daemon's own CPU per message (user + sys): steadier than rates on a shared machine.
+      ...(cpu0 !== undefined && cpu1 !== undefined && cpu2 !== undefined
+        ? [
+            { bench: 'messaging', metric: 'daemon CPU µs per message published', value: ((cpu1 - cpu0) * 1000 / published).toFixed(1) },
+            { bench: 'messaging', metric: 'daemon CPU µs per message pulled+acked', value: ((cpu2 - cpu1) * 1000 / consumed).toFixed(1) },
+          ]
+        : []),
       { bench: 'messaging', metric: 'publish-to-pull p50 ms', value: pct(latencies, 50).toFixed(2), baseline: rs ? `redis ${rs.p50.toFixed(2)}` : '', ratio: rs ? `${(pct(latencies, 50) / rs.p50).toFixed(2)}x` : '' },
       { bench: 'messaging', metric: 'publish-to-pull p99 ms', value: pct(latencies, 99).toFixed(2), baseline: rs ? `redis ${rs.p99.toFixed(2)}` : '', ratio: rs ? `${(pct(latencies, 99) / rs.p99).toFixed(2)}x` : '', goal: '< 10' },
       { bench: 'messaging', metric: 'push deliveries/s (local receiver)', value: fmt(rate(PUSH_N, pushMs)) },
@@ -153,6 +165,18 @@ export async function messagingBench(): Promise<Row[]> {
     await new Promise((r) => d.child.once('exit', r));
     redis?.child.kill('SIGKILL');
     rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** CPU time (user + sys, ms) a process has used so far, from /proc; undefined where there is none. */
+function daemonCpuMs(pid: number | undefined): number | undefined {
+  try {
+    // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
   }
 }
 

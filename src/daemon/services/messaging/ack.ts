@@ -1,4 +1,3 @@
-import { tx } from '../../store/db.js';
 import { badRequest } from '../../http/errors.js';
 import type { Broker } from './broker.js';
 import type { SubRow } from './store.js';
@@ -32,15 +31,11 @@ export function parseAckIds(sub: SubRow, ids: string[]): number[] {
  * An acknowledgement is accepted from any consumer and any attempt, as with Pulsar and Pub/Sub.
  */
 export function acknowledge(b: Broker, sub: SubRow, seqs: number[]): number {
-  let count = 0;
-  tx(b.store.db, () => {
-    let freed = 0;
-    for (const seq of seqs) {
-      if (!b.store.ack(sub.id, seq)) continue;
-      count++;
-      freed += b.store.reclaim(seq);
-    }
+  if (!seqs.length) return 0;
+  const count = b.store.tx(() => {
+    const { acked, freed } = b.store.ackMany(sub.id, seqs);
     b.store.addStorage(sub.topic_id, -freed);
+    return acked;
   });
   // Room under max_ack_pending may have opened.
   if (count) b.wake(sub.id);

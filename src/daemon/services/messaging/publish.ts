@@ -1,6 +1,5 @@
-import { tx } from '../../store/db.js';
 import type { Broker } from './broker.js';
-import type { TopicRow } from './store.js';
+import type { MessageRow, TopicRow } from './store.js';
 import { dropOldest } from './retention.js';
 import { formatBytes } from '../../../api/quantity.js';
 
@@ -19,8 +18,15 @@ export interface PublishResult {
 /** Bytes a message occupies against max_bytes: payload, key and attribute names and values. */
 export function messageSize(m: OutMessage): number {
   let n = m.data.length + (m.key ? Buffer.byteLength(m.key) : 0);
-  for (const [k, v] of Object.entries(m.attributes)) n += Buffer.byteLength(k) + Buffer.byteLength(v);
+  const a = m.attributes;
+  for (const k in a) n += Buffer.byteLength(k) + Buffer.byteLength(a[k]!);
   return n;
+}
+
+/** Stored attributes: null when there are none (most messages), without building a key list. */
+function storedAttributes(a: Record<string, string>): string | null {
+  for (const _ in a) return JSON.stringify(a);
+  return null;
 }
 
 /**
@@ -36,12 +42,23 @@ export function publishMessages(b: Broker, topic: TopicRow, messages: OutMessage
   const ids: string[] = [];
   let error: string | undefined;
   let bytes = 0;
-  tx(b.store.db, () => {
+  let subs: number[] = [];
+  b.store.tx(() => {
     const fresh = b.store.topicById(topic.id)!;
-    const subs = b.store.liveSubIds(topic.id);
+    subs = b.store.liveSubIds(topic.id);
     let storage = fresh.storage_bytes;
     const start = storage;
-    for (const [i, m] of messages.entries()) {
+    // Rows are written in chunks (multi-row INSERT, pending rows by range); written before any
+    // discard-old drop so the drop sees this batch's earlier messages as the original order has it.
+    let rows: Omit<MessageRow, 'seq'>[] = [];
+    const flush = () => {
+      if (!rows.length) return;
+      const first = b.store.insertMessages(rows);
+      for (const s of subs) b.store.insertPendingRange(s, topic.id, first, first + rows.length - 1);
+      rows = [];
+    };
+    for (let i = 0; i < messages.length; i++) {
+      const m = messages[i]!;
       const size = messageSize(m);
       if (subs.length) {
         if (size > fresh.max_bytes) {
@@ -53,33 +70,34 @@ export function publishMessages(b: Broker, topic: TopicRow, messages: OutMessage
             error = `topic ${fresh.name} is full (max_bytes ${formatBytes(fresh.max_bytes)}, discard new): acknowledge messages or raise max_bytes`;
             break;
           }
+          flush();
           storage -= dropOldest(b.store, topic.id, storage + size - fresh.max_bytes);
         }
       }
       const entry = rt.nextEntry++;
       if (subs.length) {
-        const key = m.key ? m.key : null;
-        const seq = b.store.insertMessage({
+        rows.push({
           topic_id: topic.id,
           ledger: rt.ledger,
           entry,
           data: m.data,
-          attributes: Object.keys(m.attributes).length ? JSON.stringify(m.attributes) : null,
-          key,
+          attributes: storedAttributes(m.attributes),
+          key: m.key ? m.key : null,
           publish_time: now,
           size,
         });
-        for (const s of subs) b.store.insertPending(s, seq, size, key);
         storage += size;
       }
       ids.push(`${rt.ledger}:${entry}`);
       bytes += size;
     }
+    flush();
     b.store.addStorage(topic.id, storage - start);
   });
   rt.published += ids.length;
   rt.publishedBytes += bytes;
   if (producer) rt.producers.set(producer, now);
-  if (ids.length) b.wakeTopic(topic.id);
+  // The subscriptions read in the transaction are exactly those owed the new messages.
+  if (ids.length) for (const s of subs) b.wake(s);
   return error ? { message_ids: ids, error } : { message_ids: ids };
 }

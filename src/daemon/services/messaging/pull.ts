@@ -1,11 +1,10 @@
-import { tx } from '../../store/db.js';
 import type { PulledMessage } from '../../../api/messaging.js';
 import type { Broker } from './broker.js';
-import type { MessageRow, PendingRow, SubRow } from './store.js';
+import type { DeliveryRow, MessageRow, PendingRow, SubRow } from './store.js';
 import { acknowledge, encodeAckId } from './ack.js';
 
 export interface Delivery {
-  row: PendingRow;
+  row: DeliveryRow;
   message: MessageRow;
   /** 1 for the first delivery. */
   attempt: number;
@@ -24,7 +23,7 @@ export interface Delivery {
  * holds across restarts.
  */
 export function take(b: Broker, subId: number, consumer: string, max: number, leaseMs?: number, ordered?: 'all' | 'key'): Delivery[] {
-  return tx(b.store.db, () => {
+  return b.store.tx(() => {
     const sub = b.store.subById(subId);
     if (!sub || sub.state === 'deleting') return [];
     const now = b.clock.now();
@@ -36,33 +35,45 @@ export function take(b: Broker, subId: number, consumer: string, max: number, le
     const room = Math.min(ordered === 'all' ? 1 : max, sub.max_ack_pending - inflight);
     if (room <= 0) return [];
     const held = ordered === 'key' ? b.store.heldKeys(sub.id, now) : undefined;
-    const chosen: PendingRow[] = [];
-    // Only key routing skips rows; otherwise the first `room` visible rows are exactly the answer.
-    const scanLimit = sub.type === 'key-shared' ? 256 : room;
-    let after = 0;
-    scan: for (;;) {
-      const rows = b.store.visible(sub.id, now, after, scanLimit);
-      if (!rows.length) break;
-      for (const r of rows) {
-        after = r.seq;
-        if (sub.type === 'key-shared' && r.key && !rt.ownsKey(r.key, consumer)) continue;
-        if (held && r.key) {
-          if (held.has(r.key)) continue;
-          held.add(r.key); // later messages of this key wait for this one
+    const until = now + (leaseMs ?? sub.ack_deadline_seconds * 1000);
+    let picked: { row: DeliveryRow; message: MessageRow }[];
+    if (sub.type !== 'key-shared' && !held) {
+      // No routing skips rows: the first `room` visible rows, read with their messages, are the answer.
+      const rows = b.store.visibleMessages(sub.id, now, room);
+      if (!rows.length) return [];
+      b.store.leaseMany(sub.id, rows.map((r) => r.seq), until, consumer);
+      picked = rows.map((r) => ({ row: r, message: r }));
+    } else {
+      const chosen: PendingRow[] = [];
+      const scanLimit = 256;
+      let after = 0;
+      scan: for (;;) {
+        const rows = b.store.visible(sub.id, now, after, scanLimit);
+        for (const r of rows) {
+          after = r.seq;
+          if (sub.type === 'key-shared' && r.key && !rt.ownsKey(r.key, consumer)) continue;
+          if (held && r.key) {
+            if (held.has(r.key)) continue;
+            held.add(r.key); // later messages of this key wait for this one
+          }
+          chosen.push(r);
+          if (chosen.length >= room) break scan;
         }
-        chosen.push(r);
-        if (chosen.length >= room) break scan;
+        if (rows.length < scanLimit) break; // the backlog is exhausted
+      }
+      if (!chosen.length) return [];
+      const seqs = chosen.map((r) => r.seq);
+      b.store.leaseMany(sub.id, seqs, until, consumer);
+      const bySeq = new Map(b.store.messages(seqs).map((m) => [m.seq, m]));
+      picked = [];
+      for (const r of chosen) {
+        const message = bySeq.get(r.seq);
+        if (message) picked.push({ row: r, message });
       }
     }
-    if (!chosen.length) return [];
-    const until = now + (leaseMs ?? sub.ack_deadline_seconds * 1000);
-    for (const r of chosen) b.store.lease(sub.id, r.seq, until, consumer);
-    const bySeq = new Map(b.store.messages(chosen.map((r) => r.seq)).map((m) => [m.seq, m]));
     const out: Delivery[] = [];
     const topicRt = b.topicRuntime(sub.topic_id);
-    for (const r of chosen) {
-      const message = bySeq.get(r.seq);
-      if (!message) continue;
+    for (const { row: r, message } of picked) {
       out.push({ row: r, message, attempt: r.attempt + 1 });
       if (r.attempt > 0) rt.noteRedelivery(now);
       if (topicRt) {
@@ -77,15 +88,31 @@ export function take(b: Broker, subId: number, consumer: string, max: number, le
 
 export function pulledView(sub: SubRow, d: Delivery, withAckId: boolean): PulledMessage {
   const m = d.message;
-  return {
-    ...(withAckId ? { ack_id: encodeAckId(sub.id, m.seq, d.attempt) } : {}),
-    id: `${m.ledger}:${m.entry}`,
-    data: m.data.toString('base64'),
-    attributes: m.attributes ? (JSON.parse(m.attributes) as Record<string, string>) : {},
-    ...(m.key ? { key: m.key } : {}),
-    publish_time: new Date(m.publish_time).toISOString(),
-    delivery_attempt: d.attempt,
-  };
+  // One literal per shape (rather than spreads of temporary objects); field order as documented.
+  const id = `${m.ledger}:${m.entry}`;
+  const data = m.data.toString('base64');
+  const attributes = m.attributes ? (JSON.parse(m.attributes) as Record<string, string>) : {};
+  const publish_time = isoTime(m.publish_time);
+  if (withAckId) {
+    const ack_id = encodeAckId(sub.id, m.seq, d.attempt);
+    return m.key
+      ? { ack_id, id, data, attributes, key: m.key, publish_time, delivery_attempt: d.attempt }
+      : { ack_id, id, data, attributes, publish_time, delivery_attempt: d.attempt };
+  }
+  return m.key
+    ? { id, data, attributes, key: m.key, publish_time, delivery_attempt: d.attempt }
+    : { id, data, attributes, publish_time, delivery_attempt: d.attempt };
+}
+
+/** A batch's messages share their publish time: format it once. */
+let lastTime = NaN;
+let lastIso = '';
+function isoTime(ms: number): string {
+  if (ms !== lastTime) {
+    lastIso = new Date(ms).toISOString();
+    lastTime = ms;
+  }
+  return lastIso;
 }
 
 export interface PullResult {

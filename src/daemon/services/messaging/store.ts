@@ -52,6 +52,9 @@ export interface MessageRow {
   size: number;
 }
 
+/** The part of a pending row a delivery carries. */
+export type DeliveryRow = Pick<PendingRow, 'seq' | 'key' | 'attempt'>;
+
 export interface PendingRow {
   sub_id: number;
   seq: number;
@@ -63,12 +66,35 @@ export interface PendingRow {
   first_failure_at: number | null;
 }
 
+/** `(?, ?, ?, ?, ?, ?, ?, ?), ...` for the multi-row message INSERT chunk sizes. */
+const MESSAGE_VALUES: Record<number, string> = Object.fromEntries(
+  [1, 4, 16, 64].map((k) => [k, Array.from({ length: k }, () => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')]),
+);
+
+const VISIBLE_FRESH = 'SELECT * FROM msg_pending INDEXED BY msg_pending_visible WHERE sub_id = ? AND visible_at = 0 AND seq > ? ORDER BY seq LIMIT ?';
+const VISIBLE_DUE =
+  'SELECT * FROM msg_pending INDEXED BY msg_pending_visible WHERE sub_id = ? AND visible_at > 0 AND visible_at <= ? AND seq > ? ORDER BY seq LIMIT ?';
+// Only what a delivery needs: every column read costs a property on each row object.
+const JOINED = `SELECT p.seq, p.key, p.attempt, m.topic_id, m.ledger, m.entry, m.data, m.attributes, m.publish_time, m.size
+  FROM msg_pending p INDEXED BY msg_pending_visible JOIN msg_messages m ON m.seq = p.seq`;
+const JOINED_FRESH = `${JOINED} WHERE p.sub_id = ? AND p.visible_at = 0 AND p.seq > ? ORDER BY p.seq LIMIT ?`;
+const JOINED_DUE = `${JOINED} WHERE p.sub_id = ? AND p.visible_at > 0 AND p.visible_at <= ? AND p.seq > ? ORDER BY p.seq LIMIT ?`;
+
 const TOPIC_SELECT = 'SELECT t.*, p.short FROM msg_topics t JOIN acct_projects p ON p.id = t.project_id';
 
 /** SQL of the messaging area; no HTTP here. Statements are prepared once and reused. */
 export class MsgStore {
   private readonly cache = new Map<string, Database.Statement>();
-  constructor(readonly db: Db) {}
+  /** One transaction function for the area: db.transaction() per call rebuilt a wrapper each time. */
+  private readonly immediate: Database.Transaction<(fn: () => unknown) => unknown>;
+  constructor(readonly db: Db) {
+    this.immediate = db.transaction((fn: () => unknown) => fn());
+  }
+
+  /** Runs fn in an immediate transaction (as `tx` of store/db.ts does), nesting as a savepoint. */
+  tx<T>(fn: () => T): T {
+    return this.immediate.immediate(fn) as T;
+  }
 
   private st(sql: string): Database.Statement {
     let s = this.cache.get(sql);
@@ -199,8 +225,48 @@ export class MsgStore {
       ).run(m.topic_id, m.ledger, m.entry, m.data, m.attributes, m.key, m.publish_time, m.size).lastInsertRowid,
     );
   }
-  insertPending(subId: number, seq: number, size: number, key: string | null): void {
-    this.st('INSERT INTO msg_pending (sub_id, seq, size, key) VALUES (?, ?, ?, ?)').run(subId, seq, size, key);
+  /**
+   * Appends messages in order with multi-row INSERTs (one statement per chunk instead of one per
+   * message) and returns the first sequence number: the rows get consecutive sequence numbers
+   * because the caller holds the write transaction. Chunk sizes are fixed so only a few
+   * statements are ever prepared.
+   */
+  insertMessages(rows: Omit<MessageRow, 'seq'>[]): number {
+    let first = -1;
+    let last = -1;
+    let i = 0;
+    while (i < rows.length) {
+      const left = rows.length - i;
+      const k = left >= 64 ? 64 : left >= 16 ? 16 : left >= 4 ? 4 : 1;
+      const params: unknown[] = new Array(k * 8);
+      for (let j = 0; j < k; j++) {
+        const m = rows[i + j]!;
+        const o = j * 8;
+        params[o] = m.topic_id;
+        params[o + 1] = m.ledger;
+        params[o + 2] = m.entry;
+        params[o + 3] = m.data;
+        params[o + 4] = m.attributes;
+        params[o + 5] = m.key;
+        params[o + 6] = m.publish_time;
+        params[o + 7] = m.size;
+      }
+      const r = this.st(
+        `INSERT INTO msg_messages (topic_id, ledger, entry, data, attributes, key, publish_time, size) VALUES ${MESSAGE_VALUES[k]}`,
+      ).run(params);
+      last = Number(r.lastInsertRowid);
+      if (first < 0) first = last - k + 1;
+      i += k;
+    }
+    // Defensive: the pending rows below are written by range, so the range must be exactly ours.
+    if (last - first + 1 !== rows.length) throw new Error(`messaging: non-consecutive sequence numbers ${first}..${last} for ${rows.length} messages`);
+    return first;
+  }
+  /** The subscription owes every message of the range (just appended by insertMessages). */
+  insertPendingRange(subId: number, topicId: number, firstSeq: number, lastSeq: number): void {
+    this.st(
+      'INSERT INTO msg_pending (sub_id, seq, size, key) SELECT ?, seq, size, key FROM msg_messages WHERE seq BETWEEN ? AND ? AND topic_id = ? ORDER BY seq',
+    ).run(subId, firstSeq, lastSeq, topicId);
   }
   /** start_from all: the new subscription owes every message the topic still retains. */
   seedPending(subId: number, topicId: number): number {
@@ -230,9 +296,10 @@ export class MsgStore {
     ).get(seq, seq) as { size: number } | undefined;
     return r?.size ?? 0;
   }
+  /** One statement whatever the count: the sequence numbers travel as one JSON array. */
   messages(seqs: number[]): MessageRow[] {
     if (!seqs.length) return [];
-    return this.st(`SELECT * FROM msg_messages WHERE seq IN (${seqs.map(() => '?').join(',')})`).all(...seqs) as MessageRow[];
+    return this.st('SELECT * FROM msg_messages WHERE seq IN (SELECT value FROM json_each(?))').all(JSON.stringify(seqs)) as MessageRow[];
   }
   message(seq: number): MessageRow | undefined {
     return this.st('SELECT * FROM msg_messages WHERE seq = ?').get(seq) as MessageRow | undefined;
@@ -248,12 +315,33 @@ export class MsgStore {
    * seq) instead of the visibility index plus a sort over the whole backlog.
    */
   visible(subId: number, now: number, afterSeq: number, limit: number): PendingRow[] {
-    return this.st('SELECT * FROM msg_pending WHERE sub_id = ? AND seq > ? AND +visible_at <= ? ORDER BY seq LIMIT ?').all(
-      subId,
-      afterSeq,
-      now,
-      limit,
-    ) as PendingRow[];
+    return this.mergeVisible<PendingRow>(VISIBLE_FRESH, VISIBLE_DUE, subId, now, afterSeq, limit);
+  }
+  /**
+   * visible() joined with the messages, for routing that takes the first rows as they come
+   * (everything but key-shared): one query instead of a second fetch by sequence number.
+   */
+  visibleMessages(subId: number, now: number, limit: number): (DeliveryRow & MessageRow)[] {
+    return this.mergeVisible<DeliveryRow & MessageRow>(JOINED_FRESH, JOINED_DUE, subId, now, 0, limit);
+  }
+  private mergeVisible<T extends { seq: number }>(freshSql: string, dueSql: string, subId: number, now: number, afterSeq: number, limit: number): T[] {
+    // Never-delivered and released rows (visible_at 0) come from the visibility index in seq order
+    // without stepping over leased rows (a primary-key scan did, on every pull); rows whose lease
+    // or backoff ran out come from the same index, sorted (usually few). Both lists are in seq
+    // order, so merging them keeps publish order. visible_at is never negative. INDEXED BY: without
+    // ANALYZE statistics SQLite would pick the primary key and scan the whole backlog.
+    const fresh = this.st(freshSql).all(subId, afterSeq, limit) as T[];
+    const due = this.st(dueSql).all(subId, now, afterSeq, limit) as T[];
+    if (!due.length) return fresh;
+    if (!fresh.length) return due;
+    const out: T[] = [];
+    let i = 0;
+    let j = 0;
+    while (out.length < limit && (i < fresh.length || j < due.length)) {
+      if (j >= due.length || (i < fresh.length && fresh[i]!.seq < due[j]!.seq)) out.push(fresh[i++]!);
+      else out.push(due[j++]!);
+    }
+    return out;
   }
   /** Ordering keys with a delivery leased or backing off: their later messages must wait. */
   heldKeys(subId: number, now: number): Set<string> {
@@ -267,6 +355,12 @@ export class MsgStore {
   lease(subId: number, seq: number, until: number, consumer: string): void {
     this.st('UPDATE msg_pending SET attempt = attempt + 1, visible_at = ?, consumer = ? WHERE sub_id = ? AND seq = ?').run(until, consumer, subId, seq);
   }
+  /** lease() for many rows in one statement. */
+  leaseMany(subId: number, seqs: number[], until: number, consumer: string): void {
+    this.st(
+      'UPDATE msg_pending SET attempt = attempt + 1, visible_at = ?, consumer = ? WHERE sub_id = ? AND seq IN (SELECT value FROM json_each(?))',
+    ).run(until, consumer, subId, JSON.stringify(seqs));
+  }
   pending(subId: number, seq: number): PendingRow | undefined {
     return this.st('SELECT * FROM msg_pending WHERE sub_id = ? AND seq = ?').get(subId, seq) as PendingRow | undefined;
   }
@@ -278,6 +372,22 @@ export class MsgStore {
   }
   ack(subId: number, seq: number): boolean {
     return this.st('DELETE FROM msg_pending WHERE sub_id = ? AND seq = ?').run(subId, seq).changes > 0;
+  }
+  /**
+   * Acknowledges many messages in one DELETE (a sequence number listed twice is deleted once),
+   * then reclaims, in one more, those no subscription owes any more. Returns how many were still
+   * owed and the bytes freed.
+   */
+  ackMany(subId: number, seqs: number[]): { acked: number; freed: number } {
+    const json = JSON.stringify(seqs);
+    const acked = this.st('DELETE FROM msg_pending WHERE sub_id = ? AND seq IN (SELECT value FROM json_each(?))').run(subId, json).changes;
+    if (!acked) return { acked, freed: 0 };
+    const gone = this.st(
+      'DELETE FROM msg_messages WHERE seq IN (SELECT value FROM json_each(?)) AND NOT EXISTS (SELECT 1 FROM msg_pending p WHERE p.seq = msg_messages.seq) RETURNING size',
+    ).all(json) as { size: number }[];
+    let freed = 0;
+    for (const g of gone) freed += g.size;
+    return { acked, freed };
   }
   /** Makes a gone consumer's leased messages deliverable again at once (Pulsar redelivers on disconnect). */
   releaseConsumer(subId: number, consumer: string, now: number): number {
