@@ -192,16 +192,8 @@ export const AckBody = z.strictObject({
     .max(MAX_ACK_IDS, `more than ${MAX_ACK_IDS} ack_ids in one request`),
 });
 
-const UsageRow = z.object({
-  name: z.string(),
-  published: z.number(),
-  delivered: z.number(),
-  published_bytes: z.number(),
-  delivered_bytes: z.number(),
-  storage_bytes: z.number(),
-  backlog_bytes: z.number(),
-  subscriptions: z.number(),
-});
+/** A topic's counters in the usage view: its stats without producers, by name. */
+const UsageRow = z.object({ name: z.string(), ...TopicStats.omit({ producers: true }).shape });
 
 const Dependency = z.object({ status: z.enum(['ok', 'down', 'not configured']), critical: z.boolean(), error: z.string().optional() });
 
