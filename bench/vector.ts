@@ -45,7 +45,7 @@ const DISTANCE: Distance = 'cosine';
 const K = 10;
 
 /** N vectors (row-major, normalized for cosine: the engine's stored form) plus Q held-out queries. */
-function dataset(n: number, q: number, dims: number, seed = 7): { base: Float32Array; queries: Float32Array } {
+export function dataset(n: number, q: number, dims: number, seed = 7): { base: Float32Array; queries: Float32Array } {
   const r = rng(seed);
   const gauss = () => Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
   const clusters = Math.max(10, Math.round(n / 200));
@@ -72,7 +72,7 @@ function dataset(n: number, q: number, dims: number, seed = 7): { base: Float32A
 const row = (data: Float32Array, dims: number, i: number) => data.subarray(i * dims, (i + 1) * dims);
 
 /** Exact top-K by dot product (cosine on normalized vectors): the baseline. */
-function bruteForce(base: Float32Array, dims: number, q: Float32Array): number[] {
+export function bruteForce(base: Float32Array, dims: number, q: Float32Array): number[] {
   const n = base.length / dims;
   const best: Array<{ i: number; s: number }> = [];
   let floor = -Infinity;

@@ -66,8 +66,9 @@ export async function directCredentials(rt: VectorRuntime, tokens: DirectTokens,
     collections,
     truncated,
     note:
-      'Qdrant-compatible REST subset served by the local daemon (list collections, upsert, search, scroll, delete points); ' +
-      'send the token as the api-key header or as a bearer token. Read-write on the listed collections only; it cannot create ' +
+      'Qdrant-compatible REST subset served by the local daemon (list/get collections, upsert, search, query, scroll, delete points); ' +
+      'send the token as the api-key header or as a bearer token. With @qdrant/js-client-rest pass the path of service_url as ' +
+      '`prefix` (that client ignores a path in `url`). Read-write on the listed collections only; it cannot create ' +
       'collections and does not expire. An index created later needs a fresh fetch.',
   };
 }

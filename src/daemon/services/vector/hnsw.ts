@@ -6,6 +6,8 @@ export interface HnswParams {
   m: number;
   efConstruction: number;
   seed?: number;
+  /** On link overflow, prune with the diversity heuristic (as hnswlib does) instead of keeping the closest. */
+  pruneOverflow?: boolean;
 }
 
 /**
@@ -147,7 +149,7 @@ export class Hnsw {
   }
 
   /** The heuristic of the paper (algorithm 4): keep candidates closer to the node than to kept ones. */
-  private select(cands: Array<{ dist: number; id: number }>, m: number): number[] {
+  private select(cands: Array<{ dist: number; id: number }>, m: number, fill = true): number[] {
     cands.sort((a, b) => a.dist - b.dist);
     const kept: number[] = [];
     for (const c of cands) {
@@ -162,7 +164,7 @@ export class Hnsw {
       if (good) kept.push(c.id);
     }
     // Fill up with the nearest pruned ones so sparse regions stay connected.
-    if (kept.length < m) for (const c of cands) if (kept.length < m && !kept.includes(c.id)) kept.push(c.id);
+    if (fill && kept.length < m) for (const c of cands) if (kept.length < m && !kept.includes(c.id)) kept.push(c.id);
     return kept;
   }
 
@@ -214,11 +216,13 @@ export class Hnsw {
           ns.push(slot);
           this.setNeighbors(n, l, ns);
         } else {
-          // Overflow: keep the closest mMax. The full heuristic here costs O(mMax²) distances per
-          // neighbour, which dominated build time in JavaScript for little recall.
           const all = [...ns, slot].map((id) => ({ id, dist: this.space.distSS(n, id) }));
-          all.sort((a, b) => a.dist - b.dist);
-          this.setNeighbors(n, l, all.slice(0, mMax).map((x) => x.id));
+          if (this.params.pruneOverflow) {
+            this.setNeighbors(n, l, this.select(all, mMax, false));
+          } else {
+            all.sort((a, b) => a.dist - b.dist);
+            this.setNeighbors(n, l, all.slice(0, mMax).map((x) => x.id));
+          }
         }
       }
       eps = found.map((f) => f.id);

@@ -88,7 +88,7 @@ export function queryPoints(rt: VectorRuntime, row: IndexRow, body: QueryBody) {
 }
 
 /** Id order, integers before UUIDs; `offset` is the first id of the page (Qdrant's next_page_offset). */
-export function scrollPoints(rt: VectorRuntime, row: IndexRow, body: ScrollBody) {
+export function scrollPoints(rt: VectorRuntime, row: IndexRow, body: ScrollBody, opts: { withVector?: boolean } = {}) {
   requireReady(row);
   const limit = body.limit ?? L.scrollDefault;
   let from = '';
@@ -98,7 +98,8 @@ export function scrollPoints(rt: VectorRuntime, row: IndexRow, body: ScrollBody)
     from = r.key;
   }
   const pred = requestFilter(body.filter);
-  const points: Array<{ id: number | string; payload: Payload }> = [];
+  const points: Array<{ id: number | string; payload: Payload; vector?: number[] }> = [];
+  const engine = opts.withVector ? rt.engine(row) : undefined;
   let next: number | string | undefined;
   for (const p of rt.store.iterateKeysAndPayloads(row.id, from)) {
     const payload = JSON.parse(p.payload) as Payload;
@@ -107,7 +108,7 @@ export function scrollPoints(rt: VectorRuntime, row: IndexRow, body: ScrollBody)
       next = idFromKey(p.id_key);
       break;
     }
-    points.push({ id: idFromKey(p.id_key), payload });
+    points.push({ id: idFromKey(p.id_key), payload, ...(engine ? { vector: Array.from(engine.vectorOf(p.id_key) ?? []) } : {}) });
   }
   return { index: row.name, points, ...(next !== undefined ? { next_offset: next } : {}) };
 }
