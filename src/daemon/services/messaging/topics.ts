@@ -16,6 +16,20 @@ export interface Actor {
   requestId: string;
 }
 
+/** A topic's counters since the broker loaded it, shared by the topic view and the usage view. */
+export function topicCounters(b: Broker, t: TopicRow) {
+  const rt = b.topicRuntime(t.id);
+  return {
+    published: rt?.published ?? 0,
+    delivered: rt?.delivered ?? 0,
+    published_bytes: rt?.publishedBytes ?? 0,
+    delivered_bytes: rt?.deliveredBytes ?? 0,
+    storage_bytes: t.storage_bytes,
+    backlog_bytes: b.store.topicBacklogBytes(t.id),
+    subscriptions: b.store.subCount(t.id),
+  };
+}
+
 /** Topic view of spec 3 §2.3; stats counters come from the broker's in-memory load of the topic. */
 export function topicView(b: Broker, t: TopicRow): TopicView {
   const rt = b.topicRuntime(t.id);
@@ -32,16 +46,7 @@ export function topicView(b: Broker, t: TopicRow): TopicView {
     state: t.state,
     ready: t.state === 'ready',
     ...(t.state !== 'ready' ? { message: t.message || stateMessage(t.state) } : {}),
-    stats: {
-      published: rt?.published ?? 0,
-      delivered: rt?.delivered ?? 0,
-      published_bytes: rt?.publishedBytes ?? 0,
-      delivered_bytes: rt?.deliveredBytes ?? 0,
-      storage_bytes: t.storage_bytes,
-      backlog_bytes: b.store.topicBacklogBytes(t.id),
-      subscriptions: b.store.subCount(t.id),
-      producers: rt?.liveProducers(now, b.config.consumerTtlMs) ?? 0,
-    },
+    stats: { ...topicCounters(b, t), producers: rt?.liveProducers(now, b.config.consumerTtlMs) ?? 0 },
   };
 }
 

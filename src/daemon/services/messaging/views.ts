@@ -6,6 +6,7 @@ import { writePrivate } from '../../bootstrap.js';
 import type { ProjectRow } from '../accounts/access.js';
 import type { Broker } from './broker.js';
 import { topicPrefix } from './paths.js';
+import { topicCounters } from './topics.js';
 
 /** Quota view (spec 3 §4.3): the budget is spent by claim; limit_bytes counts backlog, not disk. */
 export function quotaView(b: Broker, project: ProjectRow) {
@@ -27,19 +28,7 @@ export function quotaView(b: Broker, project: ProjectRow) {
 
 /** Usage view: per-topic counters since the broker loaded each topic, plus totals. */
 export function usageView(b: Broker, project: ProjectRow) {
-  const rows = b.store.listTopics(project.id, 0, 1_000).map((t) => {
-    const rt = b.topicRuntime(t.id);
-    return {
-      name: t.name,
-      published: rt?.published ?? 0,
-      delivered: rt?.delivered ?? 0,
-      published_bytes: rt?.publishedBytes ?? 0,
-      delivered_bytes: rt?.deliveredBytes ?? 0,
-      storage_bytes: t.storage_bytes,
-      backlog_bytes: b.store.topicBacklogBytes(t.id),
-      subscriptions: b.store.subCount(t.id),
-    };
-  });
+  const rows = b.store.listTopics(project.id, 0, 1_000).map((t) => ({ name: t.name, ...topicCounters(b, t) }));
   const totals = { name: 'total', published: 0, delivered: 0, published_bytes: 0, delivered_bytes: 0, storage_bytes: 0, backlog_bytes: 0, subscriptions: 0 };
   for (const r of rows) {
     for (const k of ['published', 'delivered', 'published_bytes', 'delivered_bytes', 'storage_bytes', 'backlog_bytes', 'subscriptions'] as const) totals[k] += r[k];

@@ -114,6 +114,27 @@ export class Hnsw {
    * Best-first search of one layer. With `accept`, only accepted, live slots enter the result,
    * while traversal still walks through the others (as hnswlib does for filters and deletions).
    */
+  /** Greedy descent from the entry point through the layers above `level`: the closest node found. */
+  private descend(prep: unknown, level: number): number {
+    let cur = this.entry;
+    let curD = this.space.distQ(prep, cur);
+    for (let l = this.maxLevel; l > level; l--) {
+      let changed = true;
+      while (changed) {
+        changed = false;
+        for (const n of this.neighbors(cur, l)) {
+          const d = this.space.distQ(prep, n);
+          if (d < curD) {
+            curD = d;
+            cur = n;
+            changed = true;
+          }
+        }
+      }
+    }
+    return cur;
+  }
+
   private searchLayer(prep: unknown, eps: number[], ef: number, level: number, accept?: (slot: number) => boolean): Heap {
     const epoch = this.nextEpoch();
     const cand = new Heap(false);
@@ -188,23 +209,7 @@ export class Hnsw {
       return;
     }
     const prep = this.space.prepare(v);
-    let cur = this.entry;
-    let curD = this.space.distQ(prep, cur);
-    for (let l = this.maxLevel; l > level; l--) {
-      let changed = true;
-      while (changed) {
-        changed = false;
-        for (const n of this.neighbors(cur, l)) {
-          const d = this.space.distQ(prep, n);
-          if (d < curD) {
-            curD = d;
-            cur = n;
-            changed = true;
-          }
-        }
-      }
-    }
-    let eps = [cur];
+    let eps = [this.descend(prep, level)];
     for (let l = Math.min(level, this.maxLevel); l >= 0; l--) {
       const found = this.searchLayer(prep, eps, this.params.efConstruction, l).entries();
       const mMax = l === 0 ? this.m0 : this.params.m;
@@ -244,23 +249,7 @@ export class Hnsw {
   search(q: Float32Array, k: number, ef: number, accept?: (slot: number) => boolean): Array<{ id: number; dist: number }> {
     if (this.entry < 0) return [];
     const prep = this.space.prepare(q);
-    let cur = this.entry;
-    let curD = this.space.distQ(prep, cur);
-    for (let l = this.maxLevel; l > 0; l--) {
-      let changed = true;
-      while (changed) {
-        changed = false;
-        for (const n of this.neighbors(cur, l)) {
-          const d = this.space.distQ(prep, n);
-          if (d < curD) {
-            curD = d;
-            cur = n;
-            changed = true;
-          }
-        }
-      }
-    }
-    const res = this.searchLayer(prep, [cur], Math.max(ef, k), 0, accept).entries();
+    const res = this.searchLayer(prep, [this.descend(prep, 0)], Math.max(ef, k), 0, accept).entries();
     res.sort((a, b) => a.dist - b.dist);
     return res.slice(0, k);
   }
