@@ -7,6 +7,7 @@ import { accessProject } from '../accounts/projects.js';
 import { principalKey, type Principal } from '../auth/principal.js';
 import { parseAckIds, acknowledge } from './ack.js';
 import { Broker } from './broker.js';
+import { startCheckpointer, type Checkpointer } from '../../store/checkpointer.js';
 import { messagingMigrations } from './migrations.js';
 import { publishMessages } from './publish.js';
 import { pull } from './pull.js';
@@ -38,6 +39,7 @@ function consumerId(ctx: RequestContext): string {
  */
 export function messagingArea(): Area {
   let broker: Broker | undefined;
+  let checkpointer: Checkpointer | undefined;
   return {
     name: 'messaging',
     migrations: messagingMigrations,
@@ -164,11 +166,18 @@ export function messagingArea(): Area {
         return view;
       });
     },
-    async start() {
+    async start(ctx) {
+      // The broker commits on every publish, pull and ack: keep WAL checkpoints out of those commits.
+      checkpointer = startCheckpointer(ctx.db, {
+        intervalMs: ctx.config.messaging.walCheckpointMs,
+        onError: (message) => ctx.log.warn('messaging: WAL checkpoint worker failed', { error: message }),
+      });
       broker?.start();
     },
     async stop() {
       await broker?.stop();
+      await checkpointer?.stop();
+      checkpointer = undefined;
     },
   };
 }
