@@ -33,7 +33,7 @@ export function parseAckIds(sub: SubRow, ids: string[]): number[] {
 export function acknowledge(b: Broker, sub: SubRow, seqs: number[]): number {
   if (!seqs.length) return 0;
   const count = b.store.tx(() => {
-    const { acked, freed } = b.store.ackMany(sub.id, seqs);
+    const { acked, freed } = b.store.ackMany(sub.id, sub.topic_id, seqs);
     b.store.addStorage(sub.topic_id, -freed);
     return acked;
   });

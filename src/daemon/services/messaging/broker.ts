@@ -134,9 +134,10 @@ export class Broker {
     const sub = this.store.subById(id);
     tx(this.store.db, () => {
       const owed = this.store.purgeSub(id);
+      if (!sub) return;
       let freed = 0;
-      for (const seq of owed) freed += this.store.reclaim(seq);
-      if (sub) this.store.addStorage(sub.topic_id, -freed);
+      for (const seq of owed) freed += this.store.reclaim(sub.topic_id, seq);
+      this.store.addStorage(sub.topic_id, -freed);
     });
     this.forgetSub(id);
   }

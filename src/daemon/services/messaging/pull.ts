@@ -39,12 +39,12 @@ export function take(b: Broker, subId: number, consumer: string, max: number, le
     let picked: { row: DeliveryRow; message: MessageRow }[];
     if (sub.type !== 'key-shared' && !held) {
       // No routing skips rows: the first `room` visible rows, read with their messages, are the answer.
-      const rows = b.store.visibleMessages(sub.id, now, room);
+      const rows = b.store.visibleMessages(sub.id, sub.topic_id, now, room);
       if (!rows.length) return [];
       b.store.leaseMany(sub.id, rows.map((r) => r.seq), until, consumer);
       picked = rows.map((r) => ({ row: r, message: r }));
     } else {
-      const chosen: PendingRow[] = [];
+      const chosen: DeliveryRow[] = [];
       const scanLimit = 256;
       let after = 0;
       scan: for (;;) {
