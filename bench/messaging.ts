@@ -26,6 +26,11 @@ const CONSUMERS = 4;
 const ADMIN = { email: 'bench@example.test', password: 'Bench-Password-123' };
 const BODY = 'x'.repeat(100);
 
+// With BENCH_CPU_PROF, phase boundaries on the monotonic clock (µs, as the .cpuprofile's startTime)
+// so a profile can be cut per phase.
+const mark = (phase: string) => {
+  if (process.env.BENCH_CPU_PROF) process.stderr.write(`phase ${phase} ${process.hrtime.bigint() / 1000n}\n`);
+};
 const rate = (n: number, ms: number) => n / (ms / 1000);
 const fmt = (x: number) => (x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(2));
 
@@ -73,6 +78,7 @@ export async function messagingBench(): Promise<Row[]> {
     await topic('tput', [{ name: 'drain', max_ack_pending: 100_000 }]);
     let sent = 0;
     const cpu0 = daemonCpuMs(d.child.pid);
+    mark('publish');
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: 4 }, async (_, w) => {
@@ -88,6 +94,7 @@ export async function messagingBench(): Promise<Row[]> {
 
     // 2. Pull + ack end to end with several consumers.
     let consumed = 0;
+    mark('pull');
     const t1 = performance.now();
     await Promise.all(
       Array.from({ length: CONSUMERS }, async () => {
@@ -101,6 +108,7 @@ export async function messagingBench(): Promise<Row[]> {
     );
     const pullMs = performance.now() - t1;
     const cpu2 = daemonCpuMs(d.child.pid);
+    mark('latency');
 
     // 3. Publish-to-delivery latency with a consumer that keeps up: as for redis below, a pull is
     // waiting when the message is published; the time runs from the publish call to the delivery.
@@ -117,6 +125,7 @@ export async function messagingBench(): Promise<Row[]> {
     }
 
     // 4. Push deliveries per second to a local receiver.
+    mark('push');
     let received = 0;
     let allIn: () => void = () => {};
     const PUSH_N = Math.min(N, 5_000);
@@ -136,6 +145,7 @@ export async function messagingBench(): Promise<Row[]> {
     await done;
     const pushMs = performance.now() - t3;
     receiver.close();
+    mark('end');
 
     // Baselines.
     const sqlite = sqliteBaseline(home, N);
