@@ -18,6 +18,9 @@ import { credentialsView, healthView, quotaView, usageView } from './views.js';
 /** Header naming the consumer behind an HTTP pull (key-shared and failover assign by consumer). */
 export const CONSUMER_HEADER = 'x-consumer-id';
 
+/** SQLite page cache ceiling the broker asks of the daemon's connection, in KiB. */
+const BROKER_CACHE_KIB = 64 * 1024;
+
 const actor = (p: Principal | undefined, requestId: string) => ({ email: p?.email ?? 'anonymous', requestId });
 
 /**
@@ -167,6 +170,10 @@ export function messagingArea(): Area {
       });
     },
     async start(ctx) {
+      // The broker's working set (the right edge of the message B-trees and the pending rows of a
+      // backlog) outgrows SQLite's default 2 MB page cache under load; misses re-read pages from
+      // the WAL. A ceiling, not an allocation: pages are cached as they are touched.
+      if ((ctx.db.pragma('cache_size', { simple: true }) as number) > -BROKER_CACHE_KIB) ctx.db.pragma(`cache_size = -${BROKER_CACHE_KIB}`);
       // The broker commits on every publish, pull and ack: keep WAL checkpoints out of those commits.
       checkpointer = startCheckpointer(ctx.db, {
         intervalMs: ctx.config.messaging.walCheckpointMs,
