@@ -83,6 +83,6 @@ export function acknowledge(b: Broker, sub: SubRow, seqs: number[]): number {
     return acked;
   });
   // Room under max_ack_pending may have opened.
-  if (count) b.wake(sub.id);
+  if (count) b.wakeForMessages(sub.id);
   return count;
 }
