@@ -29,7 +29,7 @@ const BODY = 'x'.repeat(100);
 // With BENCH_CPU_PROF, phase boundaries on the monotonic clock (µs, as the .cpuprofile's startTime)
 // so a profile can be cut per phase.
 const mark = (phase: string) => {
-  if (process.env.BENCH_CPU_PROF) process.stderr.write(`phase ${phase} ${process.hrtime.bigint() / 1000n}\n`);
+  if (process.env.BENCH_CPU_PROF || process.env.BENCH_PHASES) process.stderr.write(`phase ${phase} ${process.hrtime.bigint() / 1000n}\n`);
 };
 const rate = (n: number, ms: number) => n / (ms / 1000);
 const fmt = (x: number) => (x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(2));
@@ -196,7 +196,7 @@ async function spawnDaemon(home: string): Promise<{ child: ChildProcess; url: st
   const built = join(root, 'dist', 'daemon', 'main.js');
   const argv = existsSync(built) ? [built] : ['--import', 'tsx', join(root, 'src', 'daemon', 'main.ts')];
   // BENCH_CPU_PROF=<dir> writes a CPU profile of the daemon there when it stops.
-  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : process.env.BENCH_TRACE_GC ? ['--trace-gc'] : [];
   const child = spawn(process.execPath, [...prof, ...argv, '--port', '0'], {
     env: {
       ...process.env,
@@ -207,7 +207,7 @@ async function spawnDaemon(home: string): Promise<{ child: ChildProcess; url: st
       PLATFORM_PUBSUB_ALLOW_LOOPBACK_PUSH: 'true',
       PLATFORM_PUBSUB_PUSH_CONCURRENCY: '32',
     },
-    stdio: 'ignore',
+    stdio: process.env.BENCH_DAEMON_LOG ? ['ignore', (await import('node:fs')).openSync(process.env.BENCH_DAEMON_LOG, 'w'), 'ignore'] : 'ignore',
   });
   const locator = join(home, 'daemon.json');
   for (let i = 0; i < 2000; i++) {
