@@ -322,14 +322,11 @@ export class MsgStore {
   inflight(subId: number, now: number): number {
     return (this.st('SELECT COUNT(*) AS n FROM msg_pending WHERE sub_id = ? AND visible_at > ?').get(subId, now) as { n: number }).n;
   }
-  /**
-   * Deliverable rows in publish order. The unary plus keeps SQLite on the primary key (ordered by
-   * seq) instead of the visibility index plus a sort over the whole backlog.
-   */
+  /** Deliverable rows after `afterSeq` in publish order (see mergeVisible), for routing that skips rows. */
   visible(subId: number, now: number, afterSeq: number, limit: number): DeliveryRow[] {
     return this.mergeVisible(
       this.st(VISIBLE_FRESH).all(subId, afterSeq, limit) as DeliveryRow[],
-      () => this.st(VISIBLE_DUE).all(subId, now, afterSeq, limit) as DeliveryRow[],
+      this.st(VISIBLE_DUE).all(subId, now, afterSeq, limit) as DeliveryRow[],
       limit,
     );
   }
@@ -352,7 +349,7 @@ export class MsgStore {
     });
     return this.mergeVisible(
       (this.raw(JOINED_FRESH).all(subId, 0, limit) as JoinedRaw[]).map(toRow),
-      () => (this.raw(JOINED_DUE).all(subId, now, 0, limit) as JoinedRaw[]).map(toRow),
+      (this.raw(JOINED_DUE).all(subId, now, 0, limit) as JoinedRaw[]).map(toRow),
       limit,
     );
   }
@@ -363,8 +360,7 @@ export class MsgStore {
    * order, so merging them keeps publish order. visible_at is never negative. INDEXED BY: without
    * ANALYZE statistics SQLite would pick the primary key and scan the whole backlog.
    */
-  private mergeVisible<T extends { seq: number }>(fresh: T[], dueRows: () => T[], limit: number): T[] {
-    const due = dueRows();
+  private mergeVisible<T extends { seq: number }>(fresh: T[], due: T[], limit: number): T[] {
     if (!due.length) return fresh;
     if (!fresh.length) return due;
     const out: T[] = [];
