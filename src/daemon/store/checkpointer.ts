@@ -62,7 +62,9 @@ export function startCheckpointer(
   const worker = new Worker(WORKER, { eval: true, workerData: { file: db.name, sqlite, intervalMs: opts.intervalMs } });
   worker.unref();
   let stopped = false;
+  let ready = false;
   worker.on('message', (m: number | string) => {
+    ready = true;
     if (typeof m === 'string') return opts.onError?.(m);
     // Safety valve: a WAL this large means the worker's passive checkpoints cannot catch up.
     if (m > maxWalPages && !stopped && db.open) db.pragma('wal_checkpoint(PASSIVE)');
@@ -76,9 +78,12 @@ export function startCheckpointer(
     async stop() {
       if (stopped) return;
       stopped = true;
-      const exited = new Promise<void>((r) => worker.once('exit', () => r()));
-      worker.postMessage('stop');
-      await Promise.race([exited, new Promise<void>((r) => setTimeout(r, 2000).unref())]);
+      // A worker still starting has nothing to finish: the daemon's own close checkpoints anyway.
+      if (ready) {
+        const exited = new Promise<void>((r) => worker.once('exit', () => r()));
+        worker.postMessage('stop');
+        await Promise.race([exited, new Promise<void>((r) => setTimeout(r, 2000).unref())]);
+      }
       await worker.terminate();
       if (db.open) db.pragma('wal_autocheckpoint = 1000');
     },

@@ -43,6 +43,7 @@ function consumerId(ctx: RequestContext): string {
 export function messagingArea(): Area {
   let broker: Broker | undefined;
   let checkpointer: Checkpointer | undefined;
+  let checkpointsFrom: (() => void) | undefined;
   return {
     name: 'messaging',
     migrations: messagingMigrations,
@@ -94,6 +95,7 @@ export function messagingArea(): Area {
           throw conflict(`too many producers on topic ${topic.name} (limit ${b.config.maxConsumersPerTopic})`);
         }
         const res = publishMessages(b, topic, messages, producer);
+        checkpointsFrom?.();
         if (!res.error) return res;
         if (!res.message_ids.length) throw conflict(res.error);
         return new Reply(207, { message_ids: res.message_ids, error: res.error, published: res.message_ids.length, requested: messages.length });
@@ -175,14 +177,20 @@ export function messagingArea(): Area {
       // the WAL. A ceiling, not an allocation: pages are cached as they are touched.
       if ((ctx.db.pragma('cache_size', { simple: true }) as number) > -BROKER_CACHE_KIB) ctx.db.pragma(`cache_size = -${BROKER_CACHE_KIB}`);
       // The broker commits on every publish, pull and ack: keep WAL checkpoints out of those commits.
-      checkpointer = startCheckpointer(ctx.db, {
-        intervalMs: ctx.config.messaging.walCheckpointMs,
-        onError: (message) => ctx.log.warn('messaging: WAL checkpoint worker failed', { error: message }),
-      });
+      // Started by the first publish (the first message the broker stores), so a daemon that never
+      // publishes (most test daemons) does not pay for a worker thread.
+      checkpointsFrom = () => {
+        checkpointsFrom = undefined;
+        checkpointer = startCheckpointer(ctx.db, {
+          intervalMs: ctx.config.messaging.walCheckpointMs,
+          onError: (message) => ctx.log.warn('messaging: WAL checkpoint worker failed', { error: message }),
+        });
+      };
       broker?.start();
     },
     async stop() {
       await broker?.stop();
+      checkpointsFrom = undefined;
       await checkpointer?.stop();
       checkpointer = undefined;
     },
