@@ -69,10 +69,10 @@ export function startCheckpointer(
     // Safety valve: a WAL this large means the worker's passive checkpoints cannot catch up.
     if (m > maxWalPages && !stopped && db.open) db.pragma('wal_checkpoint(PASSIVE)');
   });
-  worker.on('error', (e) => {
-    opts.onError?.(String(e));
-    // Without the worker, fall back to SQLite's own auto-checkpoint.
-    if (db.open) db.pragma('wal_autocheckpoint = 1000');
+  worker.on('error', (e) => opts.onError?.(String(e)));
+  // Without the worker (it failed or exited), fall back to SQLite's own auto-checkpoint.
+  worker.on('exit', () => {
+    if (!stopped && db.open) db.pragma('wal_autocheckpoint = 1000');
   });
   return {
     async stop() {
