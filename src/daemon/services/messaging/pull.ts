@@ -28,7 +28,7 @@ export function take(b: Broker, subId: number, consumer: string, max: number, le
     if (!sub || sub.state === 'deleting') return [];
     const now = b.clock.now();
     const rt = b.subRuntime(sub.id);
-    for (const gone of rt.prune(now, b.config.consumerTtlMs)) b.store.releaseConsumer(sub.id, gone, now);
+    for (const tag of rt.prune(now, b.config.consumerTtlMs)) b.store.releaseConsumer(sub.id, tag, now);
     if (sub.type === 'failover' && rt.activeConsumer() !== consumer) return [];
     const inflight = b.store.inflight(sub.id, now);
     if (ordered === 'all' && inflight > 0) return [];
@@ -41,7 +41,7 @@ export function take(b: Broker, subId: number, consumer: string, max: number, le
       // No routing skips rows: the first `room` visible rows, read with their messages, are the answer.
       const rows = b.store.visibleMessages(sub.id, sub.topic_id, now, room);
       if (!rows.length) return [];
-      b.store.leaseMany(sub.id, rows.map((r) => r.seq), until, consumer);
+      b.store.leaseMany(sub.id, rows.map((r) => r.seq), until, rt.leaseTag(consumer));
       picked = rows.map((r) => ({ row: r, message: r }));
     } else {
       const chosen: DeliveryRow[] = [];
@@ -63,7 +63,7 @@ export function take(b: Broker, subId: number, consumer: string, max: number, le
       }
       if (!chosen.length) return [];
       const seqs = chosen.map((r) => r.seq);
-      b.store.leaseMany(sub.id, seqs, until, consumer);
+      b.store.leaseMany(sub.id, seqs, until, rt.leaseTag(consumer));
       const bySeq = new Map(b.store.messages(seqs).map((m) => [m.seq, m]));
       picked = [];
       for (const r of chosen) {

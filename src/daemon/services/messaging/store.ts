@@ -385,10 +385,10 @@ export class MsgStore {
     this.st('UPDATE msg_pending SET attempt = attempt + 1, visible_at = ?, consumer = ? WHERE sub_id = ? AND seq = ?').run(until, consumer, subId, seq);
   }
   /** lease() for many rows in one statement. */
-  leaseMany(subId: number, seqs: number[], until: number, consumer: string): void {
+  leaseMany(subId: number, seqs: number[], until: number, leaseTag: string): void {
     this.st(
       'UPDATE msg_pending SET attempt = attempt + 1, visible_at = ?, consumer = ? WHERE sub_id = ? AND seq IN (SELECT value FROM json_each(?))',
-    ).run(until, consumer, subId, JSON.stringify(seqs));
+    ).run(until, leaseTag, subId, JSON.stringify(seqs));
   }
   pending(subId: number, seq: number): PendingRow | undefined {
     return this.st('SELECT * FROM msg_pending WHERE sub_id = ? AND seq = ?').get(subId, seq) as PendingRow | undefined;
@@ -419,8 +419,8 @@ export class MsgStore {
     return { acked, freed };
   }
   /** Makes a gone consumer's leased messages deliverable again at once (Pulsar redelivers on disconnect). */
-  releaseConsumer(subId: number, consumer: string, now: number): number {
-    return this.st('UPDATE msg_pending SET visible_at = 0 WHERE sub_id = ? AND consumer = ? AND visible_at > ?').run(subId, consumer, now).changes;
+  releaseConsumer(subId: number, leaseTag: string, now: number): number {
+    return this.st('UPDATE msg_pending SET visible_at = 0 WHERE sub_id = ? AND consumer = ? AND visible_at > ?').run(subId, leaseTag, now).changes;
   }
   /** Broker restart: every consumer connection is gone, so every unacknowledged message is due again. */
   releaseAll(): number {
