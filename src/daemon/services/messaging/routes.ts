@@ -70,9 +70,11 @@ export function messagingArea(): Area {
         const { items, next_page_token } = ctx.pager.slice(page, rows);
         return { topics: items.map((t) => topicView(b, t)), ...(next_page_token ? { next_page_token } : {}) };
       });
-      r.handle(R.createTopic, ({ principal, params, body, requestId }) =>
-        createTopic(b, admin(principal, params.projectID).id, body, actor(principal, requestId)),
-      );
+      r.handle(R.createTopic, ({ principal, params, body, requestId }) => {
+        const created = createTopic(b, admin(principal, params.projectID).id, body, actor(principal, requestId));
+        checkpointsFrom?.();
+        return created;
+      });
       r.handle(R.getTopic, ({ principal, params }) => topicView(b, findTopic(b, member(principal, params.projectID).id, params.topic)));
       r.handle(R.patchTopic, ({ principal, params, body, requestId }) =>
         patchTopic(b, admin(principal, params.projectID).id, params.topic, body, actor(principal, requestId)),
@@ -95,7 +97,6 @@ export function messagingArea(): Area {
           throw conflict(`too many producers on topic ${topic.name} (limit ${b.config.maxConsumersPerTopic})`);
         }
         const res = publishMessages(b, topic, messages, producer);
-        checkpointsFrom?.();
         if (!res.error) return res;
         if (!res.message_ids.length) throw conflict(res.error);
         return new Reply(207, { message_ids: res.message_ids, error: res.error, published: res.message_ids.length, requested: messages.length });
@@ -177,8 +178,8 @@ export function messagingArea(): Area {
       // the WAL. A ceiling, not an allocation: pages are cached as they are touched.
       if ((ctx.db.pragma('cache_size', { simple: true }) as number) > -BROKER_CACHE_KIB) ctx.db.pragma(`cache_size = -${BROKER_CACHE_KIB}`);
       // The broker commits on every publish, pull and ack: keep WAL checkpoints out of those commits.
-      // Started by the first publish (the first message the broker stores), so a daemon that never
-      // publishes (most test daemons) does not pay for a worker thread.
+      // Started with the first topic (at start when topics exist), so a daemon without topics (most
+      // test daemons) does not pay for a worker thread.
       checkpointsFrom = () => {
         checkpointsFrom = undefined;
         checkpointer = startCheckpointer(ctx.db, {
@@ -187,6 +188,7 @@ export function messagingArea(): Area {
         });
       };
       broker?.start();
+      if (broker?.store.allTopics().length) checkpointsFrom();
     },
     async stop() {
       await broker?.stop();
