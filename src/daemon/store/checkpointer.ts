@@ -44,8 +44,7 @@ const tick = () => {
 parentPort.on('message', (m) => {
   if (m !== 'stop') return;
   clearTimeout(timer);
-  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {}
-  db.close();
+  db.close(); // the daemon's own close checkpoints what is left
   parentPort.close();
 });
 tick();
