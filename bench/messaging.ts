@@ -7,7 +7,7 @@
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,8 +26,8 @@ const CONSUMERS = 4;
 const ADMIN = { email: 'bench@example.test', password: 'Bench-Password-123' };
 const BODY = 'x'.repeat(100);
 
-// With BENCH_CPU_PROF, phase boundaries on the monotonic clock (µs, as the .cpuprofile's startTime)
-// so a profile can be cut per phase.
+// With BENCH_CPU_PROF or BENCH_PHASES=1, phase boundaries go to stderr on the monotonic clock (µs,
+// the clock of a .cpuprofile's startTime) so a daemon profile can be cut per phase.
 const mark = (phase: string) => {
   if (process.env.BENCH_CPU_PROF || process.env.BENCH_PHASES) process.stderr.write(`phase ${phase} ${process.hrtime.bigint() / 1000n}\n`);
 };
@@ -195,7 +195,8 @@ async function spawnDaemon(home: string): Promise<{ child: ChildProcess; url: st
   const root = join(import.meta.dirname, '..');
   const built = join(root, 'dist', 'daemon', 'main.js');
   const argv = existsSync(built) ? [built] : ['--import', 'tsx', join(root, 'src', 'daemon', 'main.ts')];
-  // BENCH_CPU_PROF=<dir> writes a CPU profile of the daemon there when it stops.
+  // BENCH_CPU_PROF=<dir> writes a CPU profile of the daemon there when it stops; BENCH_TRACE_GC=1
+  // makes it log its GC pauses to the file named by BENCH_DAEMON_LOG (its stdout).
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : process.env.BENCH_TRACE_GC ? ['--trace-gc'] : [];
   const child = spawn(process.execPath, [...prof, ...argv, '--port', '0'], {
     env: {
@@ -207,7 +208,7 @@ async function spawnDaemon(home: string): Promise<{ child: ChildProcess; url: st
       PLATFORM_PUBSUB_ALLOW_LOOPBACK_PUSH: 'true',
       PLATFORM_PUBSUB_PUSH_CONCURRENCY: '32',
     },
-    stdio: process.env.BENCH_DAEMON_LOG ? ['ignore', (await import('node:fs')).openSync(process.env.BENCH_DAEMON_LOG, 'w'), 'ignore'] : 'ignore',
+    stdio: process.env.BENCH_DAEMON_LOG ? ['ignore', openSync(process.env.BENCH_DAEMON_LOG, 'w'), 'ignore'] : 'ignore',
   });
   const locator = join(home, 'daemon.json');
   for (let i = 0; i < 2000; i++) {
