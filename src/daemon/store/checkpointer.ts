@@ -56,9 +56,16 @@ export function startCheckpointer(
 ): Checkpointer | undefined {
   if (db.memory || opts.intervalMs <= 0) return undefined;
   const maxWalPages = opts.maxWalPages ?? 50_000;
+  let worker: Worker;
+  try {
+    const sqlite = createRequire(import.meta.url).resolve('better-sqlite3');
+    worker = new Worker(WORKER, { eval: true, workerData: { file: db.name, sqlite, intervalMs: opts.intervalMs } });
+  } catch (e) {
+    // No worker: SQLite's own auto-checkpoint stays on; never fail the caller over this.
+    opts.onError?.(String(e));
+    return undefined;
+  }
   db.pragma('wal_autocheckpoint = 0');
-  const sqlite = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER, { eval: true, workerData: { file: db.name, sqlite, intervalMs: opts.intervalMs } });
   worker.unref();
   let stopped = false;
   let ready = false;
