@@ -7,8 +7,26 @@ import type { SubRow } from './store.js';
  * callers; the subscription part lets an id presented to another subscription be refused.
  */
 export function encodeAckId(subId: number, seq: number, attempt: number): string {
-  return Buffer.from(`${subId}.${seq}.${attempt}`).toString('base64url');
+  // base64url of the ASCII text, encoded by hand: one per delivered message, without a Buffer.
+  const text = `${subId}.${seq}.${attempt}`;
+  let out = '';
+  let i = 0;
+  for (; i + 2 < text.length; i += 3) {
+    const n = (text.charCodeAt(i) << 16) | (text.charCodeAt(i + 1) << 8) | text.charCodeAt(i + 2);
+    out += ABC[n >> 18]! + ABC[(n >> 12) & 63]! + ABC[(n >> 6) & 63]! + ABC[n & 63]!;
+  }
+  const left = text.length - i;
+  if (left === 1) {
+    const n = text.charCodeAt(i) << 16;
+    out += ABC[n >> 18]! + ABC[(n >> 12) & 63]!;
+  } else if (left === 2) {
+    const n = (text.charCodeAt(i) << 16) | (text.charCodeAt(i + 1) << 8);
+    out += ABC[n >> 18]! + ABC[(n >> 12) & 63]! + ABC[(n >> 6) & 63]!;
+  }
+  return out;
 }
+
+const ABC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
 export function decodeAckId(id: string): { subId: number; seq: number; attempt: number } | undefined {
   const n = parseAckId(id);
@@ -18,8 +36,7 @@ export function decodeAckId(id: string): { subId: number; seq: number; attempt: 
 /** base64url alphabet value of each character code, -1 for characters outside it. */
 const B64: Int8Array = (() => {
   const t = new Int8Array(128).fill(-1);
-  const abc = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-  for (let i = 0; i < abc.length; i++) t[abc.charCodeAt(i)] = i;
+  for (let i = 0; i < ABC.length; i++) t[ABC.charCodeAt(i)] = i;
   return t;
 })();
 

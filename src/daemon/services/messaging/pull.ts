@@ -36,13 +36,13 @@ export function take(b: Broker, subId: number, consumer: string, max: number, le
     if (room <= 0) return [];
     const held = ordered === 'key' ? b.store.heldKeys(sub.id, now) : undefined;
     const until = now + (leaseMs ?? sub.ack_deadline_seconds * 1000);
-    let picked: { row: DeliveryRow; message: MessageRow }[];
+    let picked: Delivery[];
     if (sub.type !== 'key-shared' && !held) {
       // No routing skips rows: the first `room` visible rows, read with their messages, are the answer.
       const rows = b.store.visibleMessages(sub.id, sub.topic_id, now, room);
       if (!rows.length) return [];
       b.store.leaseMany(sub.id, rows.map((r) => r.seq), until, rt.leaseTag(consumer));
-      picked = rows.map((r) => ({ row: r, message: r }));
+      picked = rows.map((r) => ({ row: r, message: r, attempt: r.attempt + 1 }));
     } else {
       const chosen: DeliveryRow[] = [];
       const scanLimit = 256;
@@ -68,21 +68,19 @@ export function take(b: Broker, subId: number, consumer: string, max: number, le
       picked = [];
       for (const r of chosen) {
         const message = bySeq.get(r.seq);
-        if (message) picked.push({ row: r, message });
+        if (message) picked.push({ row: r, message, attempt: r.attempt + 1 });
       }
     }
-    const out: Delivery[] = [];
     const topicRt = b.topicRuntime(sub.topic_id);
-    for (const { row: r, message } of picked) {
-      out.push({ row: r, message, attempt: r.attempt + 1 });
-      if (r.attempt > 0) rt.noteRedelivery(now);
+    for (const d of picked) {
+      if (d.attempt > 1) rt.noteRedelivery(now);
       if (topicRt) {
         topicRt.delivered++;
-        topicRt.deliveredBytes += message.size;
+        topicRt.deliveredBytes += d.message.size;
       }
     }
-    rt.delivered += out.length;
-    return out;
+    rt.delivered += picked.length;
+    return picked;
   });
 }
 
