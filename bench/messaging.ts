@@ -7,7 +7,7 @@
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +26,11 @@ const CONSUMERS = 4;
 const ADMIN = { email: 'bench@example.test', password: 'Bench-Password-123' };
 const BODY = 'x'.repeat(100);
 
+// With BENCH_CPU_PROF or BENCH_PHASES=1, phase boundaries go to stderr on the monotonic clock (µs,
+// the clock of a .cpuprofile's startTime) so a daemon profile can be cut per phase.
+const mark = (phase: string) => {
+  if (process.env.BENCH_CPU_PROF || process.env.BENCH_PHASES) process.stderr.write(`phase ${phase} ${process.hrtime.bigint() / 1000n}\n`);
+};
 const rate = (n: number, ms: number) => n / (ms / 1000);
 const fmt = (x: number) => (x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(2));
 
@@ -73,6 +78,7 @@ export async function messagingBench(): Promise<Row[]> {
     await topic('tput', [{ name: 'drain', max_ack_pending: 100_000 }]);
     let sent = 0;
     const cpu0 = daemonCpuMs(d.child.pid);
+    mark('publish');
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: 4 }, async (_, w) => {
@@ -88,6 +94,7 @@ export async function messagingBench(): Promise<Row[]> {
 
     // 2. Pull + ack end to end with several consumers.
     let consumed = 0;
+    mark('pull');
     const t1 = performance.now();
     await Promise.all(
       Array.from({ length: CONSUMERS }, async () => {
@@ -101,6 +108,7 @@ export async function messagingBench(): Promise<Row[]> {
     );
     const pullMs = performance.now() - t1;
     const cpu2 = daemonCpuMs(d.child.pid);
+    mark('latency');
 
     // 3. Publish-to-delivery latency with a consumer that keeps up: as for redis below, a pull is
     // waiting when the message is published; the time runs from the publish call to the delivery.
@@ -117,6 +125,7 @@ export async function messagingBench(): Promise<Row[]> {
     }
 
     // 4. Push deliveries per second to a local receiver.
+    mark('push');
     let received = 0;
     let allIn: () => void = () => {};
     const PUSH_N = Math.min(N, 5_000);
@@ -136,6 +145,7 @@ export async function messagingBench(): Promise<Row[]> {
     await done;
     const pushMs = performance.now() - t3;
     receiver.close();
+    mark('end');
 
     // Baselines.
     const sqlite = sqliteBaseline(home, N);
@@ -185,8 +195,9 @@ async function spawnDaemon(home: string): Promise<{ child: ChildProcess; url: st
   const root = join(import.meta.dirname, '..');
   const built = join(root, 'dist', 'daemon', 'main.js');
   const argv = existsSync(built) ? [built] : ['--import', 'tsx', join(root, 'src', 'daemon', 'main.ts')];
-  // BENCH_CPU_PROF=<dir> writes a CPU profile of the daemon there when it stops.
-  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  // BENCH_CPU_PROF=<dir> writes a CPU profile of the daemon there when it stops; BENCH_TRACE_GC=1
+  // makes it log its GC pauses to the file named by BENCH_DAEMON_LOG (its stdout).
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : process.env.BENCH_TRACE_GC ? ['--trace-gc'] : [];
   const child = spawn(process.execPath, [...prof, ...argv, '--port', '0'], {
     env: {
       ...process.env,
@@ -197,7 +208,7 @@ async function spawnDaemon(home: string): Promise<{ child: ChildProcess; url: st
       PLATFORM_PUBSUB_ALLOW_LOOPBACK_PUSH: 'true',
       PLATFORM_PUBSUB_PUSH_CONCURRENCY: '32',
     },
-    stdio: 'ignore',
+    stdio: process.env.BENCH_DAEMON_LOG ? ['ignore', openSync(process.env.BENCH_DAEMON_LOG, 'w'), 'ignore'] : 'ignore',
   });
   const locator = join(home, 'daemon.json');
   for (let i = 0; i < 2000; i++) {

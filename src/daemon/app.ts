@@ -15,7 +15,7 @@ import { silentLogger, type Logger } from './logger.js';
 import { CredentialResolver } from './services/auth/credentials.js';
 import { principalKey } from './services/auth/principal.js';
 import { SessionTokens } from './services/auth/session-tokens.js';
-import { accessProject } from './services/accounts/projects.js';
+import { gateProject } from './services/accounts/projects.js';
 import { migrate, type Db } from './store/db.js';
 import { isInternalCall } from './internal-call.js';
 
@@ -59,7 +59,7 @@ export function createApp(deps: AppDeps): App {
     hooks: emptyHooks(),
   };
   const router = new Router();
-  router.projectGate = (principal, ref) => void accessProject(ctx, principal, ref, 'visible');
+  router.projectGate = (principal, ref) => gateProject(ctx, principal, ref);
   for (const area of deps.areas) {
     if (area.migrations) migrate(deps.db, area.name, area.migrations);
     area.register(router, ctx);

@@ -124,6 +124,30 @@ describe('publish, pull, acknowledge (spec 3 §4.3)', () => {
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
+  it('shared: a publish wakes one idle long poll, not all; a batch larger than its max_messages wakes the next', async () => {
+    await makeTopic(d, c.admin.token, p, 'herd');
+    await makeSub(d, c.admin.token, p, 'herd', 'h');
+    const settled: Array<{ body: any } | undefined> = [undefined, undefined, undefined];
+    const waiting = [0, 1, 2].map((i) =>
+      pull(d, c.member.token, p, 'herd', 'h', { max_messages: 1, timeout_ms: 5_000 }, { 'x-consumer-id': `c${i}` }).then((r) => (settled[i] = r)),
+    );
+    await new Promise((r) => setTimeout(r, 150));
+    const started = Date.now();
+    await publish(d, c.member.token, p, 'herd', [{ text: 'one' }]);
+    await Promise.race(waiting);
+    await new Promise((r) => setTimeout(r, 150));
+    // Exactly one pull was woken, with the message; the other two still wait.
+    const done = settled.filter((r) => r !== undefined);
+    expect(done.map((r) => r!.body.messages.map(text))).toEqual([['one']]);
+    // Two more messages in one publish: the woken pull takes its one (a full batch) and passes the
+    // wake-up on, so both remaining pulls return at once, not at their timeout.
+    await publish(d, c.member.token, p, 'herd', [{ text: 'two' }, { text: 'three' }]);
+    await Promise.all(waiting);
+    expect(Date.now() - started).toBeLessThan(2_500);
+    expect(settled.flatMap((r) => r!.body.messages.map(text)).sort()).toEqual(['one', 'three', 'two']);
+    await drain('h', 'herd');
+  });
+
   it('an empty long poll waits timeout_ms and returns no messages', async () => {
     const started = Date.now();
     const r = await pull(d, c.member.token, p, 't', 'a', { timeout_ms: 300 });

@@ -24,9 +24,27 @@ export function projectView(access: ProjectAccess): ProjectView {
  * are the same 404. Every project-scoped route of every area goes through here.
  */
 export function accessProject(ctx: AreaContext, principal: Principal, ref: string, need: ProjectNeed): ProjectAccess {
+  const gated = gateAnswers.get(principal);
+  if (gated) {
+    gateAnswers.delete(principal);
+    if (gated.ref === ref) return requireProjectAccess(gated.access, need);
+  }
   const project = findProject(ctx.db, ref);
   if (!project) throw notFound('project not found');
   return requireProjectAccess(projectAccess(ctx.db, ctx.clock, principal, project), need);
+}
+
+/**
+ * The router's project gate (404 before validation) reads the caller's grants, then the route asks
+ * again with its own need. The gate's answer is kept for that one next question of the same
+ * request: keyed by the request's principal object (credentials are resolved into a fresh object
+ * on every request) and consumed on first use, so grants are still read on every request, once.
+ */
+const gateAnswers = new WeakMap<Principal, { ref: string; access: ProjectAccess }>();
+
+export function gateProject(ctx: AreaContext, principal: Principal, ref: string): void {
+  const access = accessProject(ctx, principal, ref, 'visible');
+  gateAnswers.set(principal, { ref, access });
 }
 
 /** Projects a person can see: all for a platform admin, else direct grants and org-admin inheritance. */

@@ -8,6 +8,12 @@ import { SubRuntime, TopicRuntime } from './runtime.js';
 import { PushWorker } from './push-worker.js';
 import { sweepExpired } from './retention.js';
 
+/** A waiting long poll. `one`: interchangeable with the other waiters of its subscription (shared). */
+interface Waiter {
+  one: boolean;
+  wake(): void;
+}
+
 /**
  * The embedded broker: durable state lives in SQLite (every publish and acknowledgement commits
  * before it is answered); what a real broker keeps in memory (loaded topics and their ledgers,
@@ -20,7 +26,7 @@ export class Broker {
   readonly log: Logger;
   private readonly topics = new Map<number, TopicRuntime>();
   private readonly subs = new Map<number, SubRuntime>();
-  private readonly waiters = new Map<number, Set<() => void>>();
+  private readonly waiters = new Map<number, Set<Waiter>>();
   private readonly workers = new Map<number, PushWorker>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private sweepTimer?: NodeJS.Timeout;
@@ -134,9 +140,10 @@ export class Broker {
     const sub = this.store.subById(id);
     tx(this.store.db, () => {
       const owed = this.store.purgeSub(id);
+      if (!sub) return;
       let freed = 0;
-      for (const seq of owed) freed += this.store.reclaim(seq);
-      if (sub) this.store.addStorage(sub.topic_id, -freed);
+      for (const seq of owed) freed += this.store.reclaim(sub.topic_id, seq);
+      this.store.addStorage(sub.topic_id, -freed);
     });
     this.forgetSub(id);
   }
@@ -173,13 +180,29 @@ export class Broker {
   }
 
   // ---- waking consumers ----
-  /** A message became available (publish, ack freeing room, lease expiry): wake long polls and push. */
+  /** Something changed for every waiter (deletion, patch, abort, expiry sweep, stop): wake them all, and push. */
   wake(subId: number): void {
     const set = this.waiters.get(subId);
     if (set) {
       this.waiters.delete(subId);
-      for (const fn of set) fn();
+      for (const w of set) w.wake();
     }
+    this.workers.get(subId)?.kick();
+  }
+
+  /**
+   * Messages became deliverable (publish, an acknowledgement freeing max_ack_pending room). A
+   * shared subscription's long polls are interchangeable: the longest-waiting one is woken and,
+   * when it fills its batch, wakes the next (pull() calls this again), so a publish does not wake
+   * every idle consumer to find nothing left. Other types route by consumer: all are woken.
+   */
+  wakeForMessages(subId: number): void {
+    const set = this.waiters.get(subId);
+    const first = set?.values().next().value;
+    if (!set || !first?.one) return this.wake(subId);
+    set.delete(first);
+    if (!set.size) this.waiters.delete(subId);
+    first.wake();
     this.workers.get(subId)?.kick();
   }
   wakeTopic(topicId: number): void {
@@ -190,20 +213,24 @@ export class Broker {
    * Waits until woken or `ms` passes. Also wakes at the subscription's next lease expiry, so a
    * long poll returns a redelivery as soon as its deadline passes. No polling loop.
    */
-  waitFor(subId: number, ms: number): Promise<void> {
+  waitFor(subId: number, ms: number, shared = false): Promise<void> {
     if (this.stopped || ms <= 0) return Promise.resolve();
     return new Promise((resolve) => {
       const nextAt = this.store.nextVisibleAt(subId, this.clock.now());
       const leaseIn = nextAt === undefined ? Infinity : Math.max(1, nextAt - this.clock.now());
       let set = this.waiters.get(subId);
       if (!set) this.waiters.set(subId, (set = new Set()));
-      const done = () => {
-        clearTimeout(timer);
-        this.waiters.get(subId)?.delete(done);
-        resolve();
+      const waiter: Waiter = {
+        one: shared,
+        wake: () => {
+          clearTimeout(timer);
+          const s = this.waiters.get(subId);
+          if (s?.delete(waiter) && !s.size) this.waiters.delete(subId);
+          resolve();
+        },
       };
-      const timer = setTimeout(done, Math.min(ms, leaseIn));
-      set.add(done);
+      const timer = setTimeout(waiter.wake, Math.min(ms, leaseIn));
+      set.add(waiter);
     });
   }
 

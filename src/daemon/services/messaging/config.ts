@@ -24,6 +24,12 @@ export interface MessagingConfig {
    * of the project. Off by default: the spec only allows workloads of the same project.
    */
   allowLoopbackPush: boolean;
+  /**
+   * Interval of the WAL checkpoints the broker runs in a worker thread instead of SQLite's
+   * auto-checkpoint inside a commit (which stalled the request that crossed 1000 pages).
+   * 0 keeps SQLite's auto-checkpoint.
+   */
+  walCheckpointMs: number;
 }
 
 const num = (v: string | undefined, d: number) => (v !== undefined && v !== '' && Number.isFinite(Number(v)) ? Number(v) : d);
@@ -41,5 +47,6 @@ export function messagingConfig(env: NodeJS.ProcessEnv): MessagingConfig {
     pushTimeoutMs: num(env.PLATFORM_PUBSUB_PUSH_TIMEOUT_MS, 0),
     pushConcurrency: num(env.PLATFORM_PUBSUB_PUSH_CONCURRENCY, 8),
     allowLoopbackPush: (env.PLATFORM_PUBSUB_ALLOW_LOOPBACK_PUSH ?? 'false').toLowerCase() === 'true',
+    walCheckpointMs: num(env.PLATFORM_PUBSUB_WAL_CHECKPOINT_MS, 100),
   };
 }

@@ -73,4 +73,11 @@ export const messagingMigrations = [
   // so a publish writes one narrower row and one index fewer per subscription.
   `DROP INDEX IF EXISTS msg_pending_topic;
    ALTER TABLE msg_pending DROP COLUMN topic_id;`,
+  // Fewer index writes per message. msg_pending_seq (seq alone) served "does anyone still owe this
+  // message": those checks now probe the primary key (sub_id, seq) for each subscription of the
+  // topic, so publish and acknowledge maintain one index fewer per pending row. The visibility
+  // index carries the attempt as well, so a pull reads its pending rows from the index alone.
+  `DROP INDEX IF EXISTS msg_pending_seq;
+   DROP INDEX IF EXISTS msg_pending_visible;
+   CREATE INDEX msg_pending_visible ON msg_pending (sub_id, visible_at, seq, attempt);`,
 ] as const;

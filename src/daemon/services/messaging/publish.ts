@@ -98,6 +98,6 @@ export function publishMessages(b: Broker, topic: TopicRow, messages: OutMessage
   rt.publishedBytes += bytes;
   if (producer) rt.producers.set(producer, now);
   // The subscriptions read in the transaction are exactly those owed the new messages.
-  if (ids.length) for (const s of subs) b.wake(s);
+  if (ids.length) for (const s of subs) b.wakeForMessages(s);
   return error ? { message_ids: ids, error } : { message_ids: ids };
 }

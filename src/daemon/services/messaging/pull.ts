@@ -28,7 +28,7 @@ export function take(b: Broker, subId: number, consumer: string, max: number, le
     if (!sub || sub.state === 'deleting') return [];
     const now = b.clock.now();
     const rt = b.subRuntime(sub.id);
-    for (const gone of rt.prune(now, b.config.consumerTtlMs)) b.store.releaseConsumer(sub.id, gone, now);
+    for (const tag of rt.prune(now, b.config.consumerTtlMs)) b.store.releaseConsumer(sub.id, tag, now);
     if (sub.type === 'failover' && rt.activeConsumer() !== consumer) return [];
     const inflight = b.store.inflight(sub.id, now);
     if (ordered === 'all' && inflight > 0) return [];
@@ -36,15 +36,15 @@ export function take(b: Broker, subId: number, consumer: string, max: number, le
     if (room <= 0) return [];
     const held = ordered === 'key' ? b.store.heldKeys(sub.id, now) : undefined;
     const until = now + (leaseMs ?? sub.ack_deadline_seconds * 1000);
-    let picked: { row: DeliveryRow; message: MessageRow }[];
+    let picked: Delivery[];
     if (sub.type !== 'key-shared' && !held) {
       // No routing skips rows: the first `room` visible rows, read with their messages, are the answer.
-      const rows = b.store.visibleMessages(sub.id, now, room);
+      const rows = b.store.visibleMessages(sub.id, sub.topic_id, now, room);
       if (!rows.length) return [];
-      b.store.leaseMany(sub.id, rows.map((r) => r.seq), until, consumer);
-      picked = rows.map((r) => ({ row: r, message: r }));
+      b.store.leaseMany(sub.id, rows.map((r) => r.seq), until, rt.leaseTag(consumer));
+      picked = rows.map((r) => ({ row: r, message: r, attempt: r.attempt + 1 }));
     } else {
-      const chosen: PendingRow[] = [];
+      const chosen: DeliveryRow[] = [];
       const scanLimit = 256;
       let after = 0;
       scan: for (;;) {
@@ -63,26 +63,24 @@ export function take(b: Broker, subId: number, consumer: string, max: number, le
       }
       if (!chosen.length) return [];
       const seqs = chosen.map((r) => r.seq);
-      b.store.leaseMany(sub.id, seqs, until, consumer);
+      b.store.leaseMany(sub.id, seqs, until, rt.leaseTag(consumer));
       const bySeq = new Map(b.store.messages(seqs).map((m) => [m.seq, m]));
       picked = [];
       for (const r of chosen) {
         const message = bySeq.get(r.seq);
-        if (message) picked.push({ row: r, message });
+        if (message) picked.push({ row: r, message, attempt: r.attempt + 1 });
       }
     }
-    const out: Delivery[] = [];
     const topicRt = b.topicRuntime(sub.topic_id);
-    for (const { row: r, message } of picked) {
-      out.push({ row: r, message, attempt: r.attempt + 1 });
-      if (r.attempt > 0) rt.noteRedelivery(now);
+    for (const d of picked) {
+      if (d.attempt > 1) rt.noteRedelivery(now);
       if (topicRt) {
         topicRt.delivered++;
-        topicRt.deliveredBytes += message.size;
+        topicRt.deliveredBytes += d.message.size;
       }
     }
-    rt.delivered += out.length;
-    return out;
+    rt.delivered += picked.length;
+    return picked;
   });
 }
 
@@ -137,9 +135,11 @@ export async function pull(
   try {
     for (;;) {
       got = take(b, sub.id, opts.consumer, opts.max);
+      // A full batch may have left messages behind: pass the wake-up on to the next waiting pull.
+      if (got.length === opts.max && sub.type === 'shared') b.wakeForMessages(sub.id);
       const left = deadline - Date.now();
       if (got.length || left <= 0 || b.stopped || opts.aborted()) break;
-      await b.waitFor(sub.id, left);
+      await b.waitFor(sub.id, left, sub.type === 'shared');
     }
   } finally {
     rt.disconnect(opts.consumer, b.clock.now());

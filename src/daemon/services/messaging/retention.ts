@@ -16,7 +16,7 @@ export function sweepExpired(store: MsgStore, now: number): number[] {
       if (!batch.length) break;
       tx(store.db, () => {
         let f = 0;
-        for (const m of batch) f += store.dropMessage(m.seq);
+        for (const m of batch) f += store.dropMessage(t.id, m.seq);
         store.addStorage(t.id, -f);
         freed += f;
       });
@@ -37,7 +37,7 @@ export function dropOldest(store: MsgStore, topicId: number, needed: number): nu
     const batch = store.oldest(topicId, 64);
     if (!batch.length) break;
     for (const m of batch) {
-      freed += store.dropMessage(m.seq);
+      freed += store.dropMessage(topicId, m.seq);
       if (freed >= needed) break;
     }
   }

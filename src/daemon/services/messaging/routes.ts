@@ -7,6 +7,7 @@ import { accessProject } from '../accounts/projects.js';
 import { principalKey, type Principal } from '../auth/principal.js';
 import { parseAckIds, acknowledge } from './ack.js';
 import { Broker } from './broker.js';
+import { startCheckpointer, type Checkpointer } from '../../store/checkpointer.js';
 import { messagingMigrations } from './migrations.js';
 import { publishMessages } from './publish.js';
 import { pull } from './pull.js';
@@ -16,6 +17,9 @@ import { credentialsView, healthView, quotaView, usageView } from './views.js';
 
 /** Header naming the consumer behind an HTTP pull (key-shared and failover assign by consumer). */
 export const CONSUMER_HEADER = 'x-consumer-id';
+
+/** SQLite page cache ceiling the broker asks of the daemon's connection, in KiB. */
+const BROKER_CACHE_KIB = 64 * 1024;
 
 const actor = (p: Principal | undefined, requestId: string) => ({ email: p?.email ?? 'anonymous', requestId });
 
@@ -38,6 +42,8 @@ function consumerId(ctx: RequestContext): string {
  */
 export function messagingArea(): Area {
   let broker: Broker | undefined;
+  let checkpointer: Checkpointer | undefined;
+  let checkpointsFrom: (() => void) | undefined;
   return {
     name: 'messaging',
     migrations: messagingMigrations,
@@ -64,9 +70,11 @@ export function messagingArea(): Area {
         const { items, next_page_token } = ctx.pager.slice(page, rows);
         return { topics: items.map((t) => topicView(b, t)), ...(next_page_token ? { next_page_token } : {}) };
       });
-      r.handle(R.createTopic, ({ principal, params, body, requestId }) =>
-        createTopic(b, admin(principal, params.projectID).id, body, actor(principal, requestId)),
-      );
+      r.handle(R.createTopic, ({ principal, params, body, requestId }) => {
+        const created = createTopic(b, admin(principal, params.projectID).id, body, actor(principal, requestId));
+        checkpointsFrom?.();
+        return created;
+      });
       r.handle(R.getTopic, ({ principal, params }) => topicView(b, findTopic(b, member(principal, params.projectID).id, params.topic)));
       r.handle(R.patchTopic, ({ principal, params, body, requestId }) =>
         patchTopic(b, admin(principal, params.projectID).id, params.topic, body, actor(principal, requestId)),
@@ -164,11 +172,29 @@ export function messagingArea(): Area {
         return view;
       });
     },
-    async start() {
+    async start(ctx) {
+      // The broker's working set (the right edge of the message B-trees and the pending rows of a
+      // backlog) outgrows SQLite's default 2 MB page cache under load; misses re-read pages from
+      // the WAL. A ceiling, not an allocation: pages are cached as they are touched.
+      if ((ctx.db.pragma('cache_size', { simple: true }) as number) > -BROKER_CACHE_KIB) ctx.db.pragma(`cache_size = -${BROKER_CACHE_KIB}`);
+      // The broker commits on every publish, pull and ack: keep WAL checkpoints out of those commits.
+      // Started with the first topic (at start when topics exist), so a daemon without topics (most
+      // test daemons) does not pay for a worker thread.
+      checkpointsFrom = () => {
+        checkpointsFrom = undefined;
+        checkpointer = startCheckpointer(ctx.db, {
+          intervalMs: ctx.config.messaging.walCheckpointMs,
+          onError: (message) => ctx.log.warn('messaging: WAL checkpoint worker failed', { error: message }),
+        });
+      };
       broker?.start();
+      if (broker?.store.allTopics().length) checkpointsFrom();
     },
     async stop() {
       await broker?.stop();
+      checkpointsFrom = undefined;
+      await checkpointer?.stop();
+      checkpointer = undefined;
     },
   };
 }

@@ -42,6 +42,21 @@ export class SubRuntime {
   readonly keyOwners = new Map<string, string>();
   /** Times of recent redeliveries, for redeliver_rate (per second over the last minute). */
   private readonly redeliveries: number[] = [];
+  /** Consumer name -> the short tag its leased rows carry (see leaseTag). */
+  private readonly tags = new Map<string, string>();
+  private nextTag = 1;
+
+  /**
+   * What a leased row records as its consumer: a short per-subscription tag rather than the name
+   * (`user:<uuid>/<X-Consumer-Id>`), which made every leased row grow by tens of bytes and its
+   * page split. Leases never outlive the broker (a restart releases them all), so neither do tags;
+   * a tag is never reused within a run.
+   */
+  leaseTag(consumer: string): string {
+    let t = this.tags.get(consumer);
+    if (t === undefined) this.tags.set(consumer, (t = (this.nextTag++).toString(36)));
+    return t;
+  }
 
   connect(id: string, now: number, type: SubRow['type']): void {
     const c = this.consumers.get(id);
@@ -65,19 +80,25 @@ export class SubRuntime {
     return c.waiting > 0 || now - c.lastSeen < ttlMs;
   }
 
-  /** Forgets consumers that went away; returns their ids so their leases can be released. */
+  /** Forgets consumers that went away; returns the lease tags of those that held leases, to release them. */
   prune(now: number, ttlMs: number): string[] {
     const gone: string[] = [];
+    const released: string[] = [];
     for (const [id, c] of this.consumers) {
       if (!this.isLive(c, now, ttlMs)) {
         this.consumers.delete(id);
         gone.push(id);
+        const tag = this.tags.get(id);
+        if (tag !== undefined) {
+          this.tags.delete(id);
+          released.push(tag);
+        }
       }
     }
     if (gone.length) {
       for (const [key, owner] of this.keyOwners) if (gone.includes(owner)) this.keyOwners.delete(key);
     }
-    return gone;
+    return released;
   }
 
   liveConsumers(now: number, ttlMs: number): number {

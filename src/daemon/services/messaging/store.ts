@@ -71,14 +71,24 @@ const MESSAGE_VALUES: Record<number, string> = Object.fromEntries(
   [1, 4, 16, 64].map((k) => [k, Array.from({ length: k }, () => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')]),
 );
 
-const VISIBLE_FRESH = 'SELECT * FROM msg_pending INDEXED BY msg_pending_visible WHERE sub_id = ? AND visible_at = 0 AND seq > ? ORDER BY seq LIMIT ?';
-const VISIBLE_DUE =
-  'SELECT * FROM msg_pending INDEXED BY msg_pending_visible WHERE sub_id = ? AND visible_at > 0 AND visible_at <= ? AND seq > ? ORDER BY seq LIMIT ?';
-// Only what a delivery needs: every column read costs a property on each row object.
-const JOINED = `SELECT p.seq, p.key, p.attempt, m.topic_id, m.ledger, m.entry, m.data, m.attributes, m.publish_time, m.size
+// Only what routing needs (key-shared ownership, held keys, the attempt count).
+const VISIBLE = 'SELECT seq, key, attempt FROM msg_pending INDEXED BY msg_pending_visible';
+const VISIBLE_FRESH = `${VISIBLE} WHERE sub_id = ? AND visible_at = 0 AND seq > ? ORDER BY seq LIMIT ?`;
+const VISIBLE_DUE = `${VISIBLE} WHERE sub_id = ? AND visible_at > 0 AND visible_at <= ? AND seq > ? ORDER BY seq LIMIT ?`;
+// Only what a delivery needs, read as arrays (raw mode): better-sqlite3 builds a row object
+// property by property through the V8 API, which cost more than the query itself. The pending
+// side is read from the visibility index alone (it carries seq and attempt).
+const JOINED = `SELECT p.seq, p.attempt, m.ledger, m.entry, m.data, m.attributes, m.key, m.publish_time, m.size
   FROM msg_pending p INDEXED BY msg_pending_visible JOIN msg_messages m ON m.seq = p.seq`;
 const JOINED_FRESH = `${JOINED} WHERE p.sub_id = ? AND p.visible_at = 0 AND p.seq > ? ORDER BY p.seq LIMIT ?`;
 const JOINED_DUE = `${JOINED} WHERE p.sub_id = ? AND p.visible_at > 0 AND p.visible_at <= ? AND p.seq > ? ORDER BY p.seq LIMIT ?`;
+type JoinedRaw = [number, number, number, number, Buffer, string | null, string | null, number, number];
+
+/**
+ * No subscription of the topic (the `?` parameter) owes the message: one primary-key probe
+ * (sub_id, seq) per subscription of the topic (a subscription being purged has no rows left by then).
+ */
+const NOT_OWED = `NOT EXISTS (SELECT 1 FROM msg_pending p WHERE p.sub_id IN (SELECT s.id FROM msg_subscriptions s WHERE s.topic_id = ?) AND p.seq = msg_messages.seq)`;
 
 const TOPIC_SELECT = 'SELECT t.*, p.short FROM msg_topics t JOIN acct_projects p ON p.id = t.project_id';
 
@@ -103,6 +113,10 @@ export class MsgStore {
       this.cache.set(sql, s);
     }
     return s;
+  }
+  /** A statement in raw mode (rows as arrays), cached apart so no statement ever switches mode. */
+  private raw(sql: string): Database.Statement {
+    return this.st(`${sql} -- raw`).raw(true);
   }
 
   // ---- ledgers ----
@@ -283,17 +297,15 @@ export class MsgStore {
       size: number;
     }[];
   }
-  /** Drops a message for every subscription (discard old, max_age). Returns the bytes freed. */
-  dropMessage(seq: number): number {
-    this.st('DELETE FROM msg_pending WHERE seq = ?').run(seq);
+  /** Drops a message of a topic for every subscription (discard old, max_age). Returns the bytes freed. */
+  dropMessage(topicId: number, seq: number): number {
+    this.st('DELETE FROM msg_pending WHERE sub_id IN (SELECT id FROM msg_subscriptions WHERE topic_id = ?) AND seq = ?').run(topicId, seq);
     const r = this.st('DELETE FROM msg_messages WHERE seq = ? RETURNING size').get(seq) as { size: number } | undefined;
     return r?.size ?? 0;
   }
   /** Deletes a message once no subscription owes it. Returns the bytes freed (0 when still owed). */
-  reclaim(seq: number): number {
-    const r = this.st(
-      'DELETE FROM msg_messages WHERE seq = ? AND NOT EXISTS (SELECT 1 FROM msg_pending WHERE seq = ?) RETURNING size',
-    ).get(seq, seq) as { size: number } | undefined;
+  reclaim(topicId: number, seq: number): number {
+    const r = this.st(`DELETE FROM msg_messages WHERE seq = ? AND ${NOT_OWED} RETURNING size`).get(seq, topicId) as { size: number } | undefined;
     return r?.size ?? 0;
   }
   /** One statement whatever the count: the sequence numbers travel as one JSON array. */
@@ -310,28 +322,45 @@ export class MsgStore {
   inflight(subId: number, now: number): number {
     return (this.st('SELECT COUNT(*) AS n FROM msg_pending WHERE sub_id = ? AND visible_at > ?').get(subId, now) as { n: number }).n;
   }
-  /**
-   * Deliverable rows in publish order. The unary plus keeps SQLite on the primary key (ordered by
-   * seq) instead of the visibility index plus a sort over the whole backlog.
-   */
-  visible(subId: number, now: number, afterSeq: number, limit: number): PendingRow[] {
-    return this.mergeVisible<PendingRow>(VISIBLE_FRESH, VISIBLE_DUE, subId, now, afterSeq, limit);
+  /** Deliverable rows after `afterSeq` in publish order (see mergeVisible), for routing that skips rows. */
+  visible(subId: number, now: number, afterSeq: number, limit: number): DeliveryRow[] {
+    return this.mergeVisible(
+      this.st(VISIBLE_FRESH).all(subId, afterSeq, limit) as DeliveryRow[],
+      this.st(VISIBLE_DUE).all(subId, now, afterSeq, limit) as DeliveryRow[],
+      limit,
+    );
   }
   /**
    * visible() joined with the messages, for routing that takes the first rows as they come
    * (everything but key-shared): one query instead of a second fetch by sequence number.
    */
-  visibleMessages(subId: number, now: number, limit: number): (DeliveryRow & MessageRow)[] {
-    return this.mergeVisible<DeliveryRow & MessageRow>(JOINED_FRESH, JOINED_DUE, subId, now, 0, limit);
+  visibleMessages(subId: number, topicId: number, now: number, limit: number): (DeliveryRow & MessageRow)[] {
+    const toRow = (r: JoinedRaw): DeliveryRow & MessageRow => ({
+      seq: r[0],
+      attempt: r[1],
+      topic_id: topicId,
+      ledger: r[2],
+      entry: r[3],
+      data: r[4],
+      attributes: r[5],
+      key: r[6],
+      publish_time: r[7],
+      size: r[8],
+    });
+    return this.mergeVisible(
+      (this.raw(JOINED_FRESH).all(subId, 0, limit) as JoinedRaw[]).map(toRow),
+      (this.raw(JOINED_DUE).all(subId, now, 0, limit) as JoinedRaw[]).map(toRow),
+      limit,
+    );
   }
-  private mergeVisible<T extends { seq: number }>(freshSql: string, dueSql: string, subId: number, now: number, afterSeq: number, limit: number): T[] {
-    // Never-delivered and released rows (visible_at 0) come from the visibility index in seq order
-    // without stepping over leased rows (a primary-key scan did, on every pull); rows whose lease
-    // or backoff ran out come from the same index, sorted (usually few). Both lists are in seq
-    // order, so merging them keeps publish order. visible_at is never negative. INDEXED BY: without
-    // ANALYZE statistics SQLite would pick the primary key and scan the whole backlog.
-    const fresh = this.st(freshSql).all(subId, afterSeq, limit) as T[];
-    const due = this.st(dueSql).all(subId, now, afterSeq, limit) as T[];
+  /**
+   * Never-delivered and released rows (visible_at 0) come from the visibility index in seq order
+   * without stepping over leased rows (a primary-key scan did, on every pull); rows whose lease
+   * or backoff ran out come from the same index, sorted (usually few). Both lists are in seq
+   * order, so merging them keeps publish order. visible_at is never negative. INDEXED BY: without
+   * ANALYZE statistics SQLite would pick the primary key and scan the whole backlog.
+   */
+  private mergeVisible<T extends { seq: number }>(fresh: T[], due: T[], limit: number): T[] {
     if (!due.length) return fresh;
     if (!fresh.length) return due;
     const out: T[] = [];
@@ -356,10 +385,10 @@ export class MsgStore {
     this.st('UPDATE msg_pending SET attempt = attempt + 1, visible_at = ?, consumer = ? WHERE sub_id = ? AND seq = ?').run(until, consumer, subId, seq);
   }
   /** lease() for many rows in one statement. */
-  leaseMany(subId: number, seqs: number[], until: number, consumer: string): void {
+  leaseMany(subId: number, seqs: number[], until: number, leaseTag: string): void {
     this.st(
       'UPDATE msg_pending SET attempt = attempt + 1, visible_at = ?, consumer = ? WHERE sub_id = ? AND seq IN (SELECT value FROM json_each(?))',
-    ).run(until, consumer, subId, JSON.stringify(seqs));
+    ).run(until, leaseTag, subId, JSON.stringify(seqs));
   }
   pending(subId: number, seq: number): PendingRow | undefined {
     return this.st('SELECT * FROM msg_pending WHERE sub_id = ? AND seq = ?').get(subId, seq) as PendingRow | undefined;
@@ -378,20 +407,20 @@ export class MsgStore {
    * then reclaims, in one more, those no subscription owes any more. Returns how many were still
    * owed and the bytes freed.
    */
-  ackMany(subId: number, seqs: number[]): { acked: number; freed: number } {
+  ackMany(subId: number, topicId: number, seqs: number[]): { acked: number; freed: number } {
     const json = JSON.stringify(seqs);
     const acked = this.st('DELETE FROM msg_pending WHERE sub_id = ? AND seq IN (SELECT value FROM json_each(?))').run(subId, json).changes;
     if (!acked) return { acked, freed: 0 };
-    const gone = this.st(
-      'DELETE FROM msg_messages WHERE seq IN (SELECT value FROM json_each(?)) AND NOT EXISTS (SELECT 1 FROM msg_pending p WHERE p.seq = msg_messages.seq) RETURNING size',
-    ).all(json) as { size: number }[];
+    const gone = this.st(`DELETE FROM msg_messages WHERE seq IN (SELECT value FROM json_each(?)) AND ${NOT_OWED} RETURNING size`).all(json, topicId) as {
+      size: number;
+    }[];
     let freed = 0;
     for (const g of gone) freed += g.size;
     return { acked, freed };
   }
   /** Makes a gone consumer's leased messages deliverable again at once (Pulsar redelivers on disconnect). */
-  releaseConsumer(subId: number, consumer: string, now: number): number {
-    return this.st('UPDATE msg_pending SET visible_at = 0 WHERE sub_id = ? AND consumer = ? AND visible_at > ?').run(subId, consumer, now).changes;
+  releaseConsumer(subId: number, leaseTag: string, now: number): number {
+    return this.st('UPDATE msg_pending SET visible_at = 0 WHERE sub_id = ? AND consumer = ? AND visible_at > ?').run(subId, leaseTag, now).changes;
   }
   /** Broker restart: every consumer connection is gone, so every unacknowledged message is due again. */
   releaseAll(): number {
