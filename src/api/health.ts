@@ -1,14 +1,22 @@
 import { z } from 'zod';
 import { route } from './contract.js';
 
-export const Health = z.object({ status: z.literal('ok'), version: z.string() });
+/** One dependency of a health report (spec 3 §4.3): its status, whether it is critical, the error. */
+export const HealthDependency = z.object({ status: z.enum(['ok', 'down', 'not configured']), critical: z.boolean(), error: z.string().optional() });
+export type HealthDependency = z.infer<typeof HealthDependency>;
+
+/**
+ * The daemon's one `GET /healthz`: liveness (spec 1) and the messaging health of spec 3 §4.3
+ * (status and dependencies), which share the base URL locally. 503 when a critical one is down.
+ */
+export const Health = z.object({ status: z.enum(['ok', 'degraded']), version: z.string(), dependencies: z.record(z.string(), HealthDependency) });
 
 export const healthRoutes = {
   healthz: route({
     id: 'health.get',
     method: 'GET',
     path: '/healthz',
-    summary: 'Liveness of the daemon',
+    summary: 'Liveness of the daemon and its dependencies (200, or 503 when a critical one is down)',
     auth: 'none',
     unlimited: true,
     status: 200,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HealthDependency } from './health.js';
 import { MiB, route, withProjectIdRule } from './contract.js';
 import { PageQuery, Timestamp } from './common.js';
 import { ProjectParams } from './projects.js';
@@ -195,7 +196,6 @@ export const AckBody = z.strictObject({
 /** A topic's counters in the usage view: its stats without producers, by name. */
 const UsageRow = z.object({ name: z.string(), ...TopicStats.omit({ producers: true }).shape });
 
-const Dependency = z.object({ status: z.enum(['ok', 'down', 'not configured']), critical: z.boolean(), error: z.string().optional() });
 
 const base = '/v1/projects/{projectID}/topics';
 const subBase = `${base}/{topic}/subscriptions`;
@@ -211,7 +211,7 @@ export const messagingRoutes = withProjectIdRule('uuid-404', {
     status: 200,
     response: z.object({
       status: z.enum(['ok', 'degraded']),
-      dependencies: z.object({ orchestration: Dependency, database: Dependency, broker: Dependency, 'session-key': Dependency }),
+      dependencies: z.object({ orchestration: HealthDependency, database: HealthDependency, broker: HealthDependency, 'session-key': HealthDependency }),
     }),
   }),
   listTopics: route({

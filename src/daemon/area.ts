@@ -1,4 +1,5 @@
 import type { Db } from './store/db.js';
+import type { HealthDependency } from '../api/health.js';
 import type { Clock } from './clock.js';
 import type { DaemonConfig } from './config.js';
 import type { Pager } from './http/paging.js';
@@ -34,6 +35,8 @@ export interface Hooks {
    * `<name>-<short>.apps.localhost`): the first whose `matches` is true serves the request.
    */
   hostRoutes: Array<{ matches(host: string): boolean; serve(ctx: RequestContext): Promise<void> }>;
+  /** Dependencies reported by the daemon's `GET /healthz`, by name (messaging's, spec 3 §4.3). */
+  healthDependencies: Array<() => Record<string, HealthDependency>>;
   /** Push targets: maps a workload url of the project to where it listens (undefined: not a workload). */
   pushTargets?: Array<(projectId: string, url: URL) => string | undefined>;
   /** Set by the agents area: lets the secrets area bind project secrets to agents (spec 2 §4.1). */
@@ -58,7 +61,7 @@ export interface AgentSecretsHook {
   ): { revisionRolled: boolean; afterCommit?: () => Promise<void> };
 }
 
-export const emptyHooks = (): Hooks => ({ projectDependents: [], agentNames: [], unownedAgents: [], quotaUsage: [], hostRoutes: [] });
+export const emptyHooks = (): Hooks => ({ projectDependents: [], agentNames: [], unownedAgents: [], quotaUsage: [], hostRoutes: [], healthDependencies: [] });
 
 /**
  * One area of the daemon (spec sections map to areas). The registry applies migrations, lets each

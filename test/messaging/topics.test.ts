@@ -189,9 +189,11 @@ describe('pending topics (broker not converged yet)', () => {
       expect(quota.body.provisioned).toBe(false);
       // Health turns 503 degraded when the broker is down.
       await slow.app.stop();
-      const h = await slow.api('GET', '/v1/pubsub/healthz');
-      expect(h.status).toBe(503);
-      expect(h.body).toMatchObject({ status: 'degraded', dependencies: { broker: { status: 'down', critical: true, error: 'broker not running' } } });
+      for (const path of ['/v1/pubsub/healthz', '/healthz']) {
+        const h = await slow.api('GET', path);
+        expect(h.status).toBe(503);
+        expect(h.body).toMatchObject({ status: 'degraded', dependencies: { broker: { status: 'down', critical: true, error: 'broker not running' } } });
+      }
     } finally {
       await slow.close();
     }
@@ -227,9 +229,12 @@ describe('project views', () => {
     err(await d.api('GET', `/v1/projects/${p}/pubsub/credentials`, { token: c.member.token }), 403);
   });
 
-  it('messaging health lives at /v1/pubsub/healthz with status and dependencies, no credential needed', async () => {
+  it('messaging health is GET /healthz of the base URL (and /v1/pubsub/healthz) with status and dependencies, no credential needed', async () => {
+    const daemon = await d.api('GET', '/healthz');
+    expect(daemon.status).toBe(200);
     const r = await d.api('GET', '/v1/pubsub/healthz');
     expect(r.status).toBe(200);
+    expect(daemon.body).toEqual({ ...r.body, version: expect.any(String) });
     expect(r.body).toEqual({
       status: 'ok',
       dependencies: {

@@ -57,6 +57,8 @@ export function messagingArea(): Area {
         return n ? `${n} topic${n === 1 ? '' : 's'}` : undefined;
       });
 
+      // The daemon's /healthz carries these too: spec 3 gives messaging GET /healthz at the base URL.
+      ctx.hooks.healthDependencies.push(() => healthView(b).body.dependencies);
       r.handle(R.health, () => {
         const h = healthView(b);
         return h.ok ? h.body : new Reply(503, h.body);

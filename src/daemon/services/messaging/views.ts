@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import type { HealthDependency } from '../../../api/health.js';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { humanBytes } from '../../../api/quantity.js';
@@ -75,9 +76,9 @@ export async function credentialsView(b: Broker, project: ProjectRow) {
   };
 }
 
-type Dep = { status: 'ok' | 'down' | 'not configured'; critical: boolean; error?: string };
+type Dep = HealthDependency;
 
-/** Messaging health (spec 3 §4.3) at /v1/pubsub/healthz: the core /healthz keeps its own shape. */
+/** Messaging health (spec 3 §4.3): at /v1/pubsub/healthz, and its dependencies in the daemon's /healthz. */
 export function healthView(b: Broker): { ok: boolean; body: { status: 'ok' | 'degraded'; dependencies: Record<string, Dep> } } {
   const database: Dep = { status: 'ok', critical: true };
   try {
