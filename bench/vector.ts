@@ -50,7 +50,7 @@ const efSweep = () => {
 const K = 10;
 
 /** N vectors (row-major, normalized for cosine: the engine's stored form) plus Q held-out queries. */
-export function dataset(n: number, q: number, dims: number, seed = 7): { base: Float32Array; queries: Float32Array } {
+export function dataset(n: number, q: number, dims: number, seed = 7): { base: Float32Array; queries: Float32Array; clusters: Uint32Array } {
   const r = rng(seed);
   const gauss = () => Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
   const clusters = Math.max(10, Math.round(n / 200));
@@ -58,8 +58,10 @@ export function dataset(n: number, q: number, dims: number, seed = 7): { base: F
   const centres = Array.from({ length: clusters }, () => Float32Array.from({ length: dims }, gauss));
   const directions = Array.from({ length: rank }, () => Float32Array.from({ length: dims }, () => gauss() / Math.sqrt(dims)));
   const out = new Float32Array((n + q) * dims);
+  const clusterOf = new Uint32Array(n + q);
   for (let p = 0; p < n + q; p++) {
-    const c = centres[Math.floor(r() * clusters)]!;
+    clusterOf[p] = Math.floor(r() * clusters);
+    const c = centres[clusterOf[p]!]!;
     const o = p * dims;
     for (let i = 0; i < dims; i++) out[o + i] = c[i]! * 0.08 + gauss() * 0.04;
     for (const dir of directions) {
@@ -71,7 +73,7 @@ export function dataset(n: number, q: number, dims: number, seed = 7): { base: F
     norm = Math.sqrt(norm) || 1;
     for (let i = 0; i < dims; i++) out[o + i]! /= norm;
   }
-  return { base: out.subarray(0, n * dims), queries: out.subarray(n * dims) };
+  return { base: out.subarray(0, n * dims), queries: out.subarray(n * dims), clusters: clusterOf };
 }
 
 const row = (data: Float32Array, dims: number, i: number) => data.subarray(i * dims, (i + 1) * dims);
