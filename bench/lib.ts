@@ -10,9 +10,10 @@ const MAIN = existsSync(BUNDLE) ? BUNDLE : join(import.meta.dirname, '..', 'dist
 export const BENCH_ADMIN = { email: 'bench@example.test', password: 'Bench-Password-123' };
 
 /** Spawns the built daemon on a free port with limits lifted; resolves once /healthz answers. */
-export async function startDaemonProcess(home: string, env: Record<string, string> = {}): Promise<{ url: string; pid: number; ms: number }> {
+/** Starts the built daemon (of this checkout, or `main` of another) as its own process and waits until healthy. */
+export async function startDaemonProcess(home: string, env: Record<string, string> = {}, main = MAIN): Promise<{ url: string; pid: number; ms: number }> {
   const t = performance.now();
-  const child = spawn(process.execPath, [MAIN, '--port', '0'], {
+  const child = spawn(process.execPath, [main, '--port', '0'], {
     env: {
       ...process.env,
       PLATFORM_HOME: home,
@@ -84,4 +85,16 @@ export function printTable(rows: Row[]): void {
   console.log(line(cols.map(String)));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const r of rows) console.log(line(cols.map((c) => String(r[c] ?? ''))));
+}
+
+/** CPU time (user + sys, ms) a process has used so far, from /proc; undefined where there is none. */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  try {
+    // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
 }

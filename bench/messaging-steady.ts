@@ -6,23 +6,15 @@
  *   npx tsx bench/messaging-steady.ts [checkout dir, default this one]   (ROUNDS=n, default 2)
  * Pass another built checkout to compare before/after on the same machine, interleaved.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
+import { benchLogin, processCpuMs, startDaemonProcess } from './lib.js';
 const root = process.argv[2] ?? join(import.meta.dirname, '..');
-const home = mkdtempSync(join(tmpdir(), 'split-'));
-const child = spawn(process.execPath, [join(root, 'dist/daemon/main.js'), '--port', '0'], {
-  env: { ...process.env, PLATFORM_HOME: home, PLATFORM_ADMIN_EMAIL: 'b@example.test', PLATFORM_ADMIN_PASSWORD: 'Bench-Password-123', PLATFORM_RATE_LIMIT_BURST: '0' },
-  stdio: 'ignore',
-});
-let url = '';
-for (;;) {
-  if (existsSync(join(home, 'daemon.json'))) { const l = JSON.parse(readFileSync(join(home, 'daemon.json'), 'utf8')); if (l.pid === child.pid) { url = l.url; break; } }
-  await new Promise((r) => setTimeout(r, 10));
-}
-const cpu = () => { const f = readFileSync(`/proc/${child.pid}/stat`, 'utf8'); const x = f.slice(f.lastIndexOf(')') + 2).split(' '); return (Number(x[11]) + Number(x[12])) * 10; };
+const home = mkdtempSync(join(tmpdir(), 'platform-bench-steady-'));
+const { url, pid } = await startDaemonProcess(home, {}, join(root, 'dist/daemon/main.js'));
+const cpu = () => processCpuMs(pid)!;
 const agent = new Agent({ connections: 4 });
 let token = '';
 const api = async (method: string, path: string, body?: unknown) => {
@@ -31,7 +23,7 @@ const api = async (method: string, path: string, body?: unknown) => {
   if (res.statusCode >= 300) throw new Error(`${path} ${res.statusCode} ${JSON.stringify(j)}`);
   return j;
 };
-token = (await (await fetch(`${url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'b@example.test', password: 'Bench-Password-123' }) })).json() as any).token;
+token = await benchLogin(url);
 const project = await api('GET', '/v1/projects/default');
 const T = `/v1/projects/${project.id}/topics`;
 await api('POST', T, { name: 't', max_bytes: '512Mi' });
@@ -62,6 +54,6 @@ for (let round = 0; round < Number(process.env.ROUNDS ?? 2); round++) {
   await measure('pull+ack x1', 2000, 2000, pullAck(1));
 }
 await agent.close();
-child.kill('SIGTERM');
-await new Promise((r) => child.once('exit', r));
+process.kill(pid, 'SIGTERM');
+while (processCpuMs(pid) !== undefined) await new Promise((r) => setTimeout(r, 20));
 rmSync(home, { recursive: true, force: true });

@@ -15,7 +15,7 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import { Agent, request } from 'undici';
-import { percentile as pct, printTable, type Row } from './lib.js';
+import { percentile as pct, printTable, processCpuMs, type Row } from './lib.js';
 
 const arg = (name: string, d: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -79,7 +79,7 @@ export async function messagingBench(): Promise<Row[]> {
     // 1. Publish throughput: batches of 100, 4 publishers.
     await topic('tput', [{ name: 'drain', max_ack_pending: 100_000 }]);
     let sent = 0;
-    const cpu0 = daemonCpuMs(d.child.pid);
+    const cpu0 = processCpuMs(d.child.pid);
     mark('publish');
     const t0 = performance.now();
     await Promise.all(
@@ -92,7 +92,7 @@ export async function messagingBench(): Promise<Row[]> {
     );
     const publishMs = performance.now() - t0;
     const published = sent;
-    const cpu1 = daemonCpuMs(d.child.pid);
+    const cpu1 = processCpuMs(d.child.pid);
 
     // 2. Pull + ack end to end with several consumers.
     let consumed = 0;
@@ -109,7 +109,7 @@ export async function messagingBench(): Promise<Row[]> {
       }),
     );
     const pullMs = performance.now() - t1;
-    const cpu2 = daemonCpuMs(d.child.pid);
+    const cpu2 = processCpuMs(d.child.pid);
     mark('latency');
 
     // 3. Publish-to-delivery latency with a consumer that keeps up: as for redis below, a pull is
@@ -177,18 +177,6 @@ export async function messagingBench(): Promise<Row[]> {
     await new Promise((r) => d.child.once('exit', r));
     redis?.child.kill('SIGKILL');
     rmSync(home, { recursive: true, force: true });
-  }
-}
-
-/** CPU time (user + sys, ms) a process has used so far, from /proc; undefined where there is none. */
-function daemonCpuMs(pid: number | undefined): number | undefined {
-  try {
-    // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // USER_HZ is 100 on Linux
-  } catch {
-    return undefined;
   }
 }
 
