@@ -2,7 +2,7 @@
  * Vector benchmark (issue 6): recall@10, query latency (p50, p99), queries per second, upsert
  * throughput and memory per vector of the index engine, with and without scalar quantization,
  * against an exact brute-force scan measured in the same run on the same data; plus the
- * comparison that chose hnswlib-node over our own JavaScript HNSW for float vectors.
+ * comparison of graph libraries behind the choice (bench/vector-libraries.ts).
  *
  * The engine is the daemon's (IndexEngine over a file-backed SQLite store with the area's
  * migrations and the daemon's default planner settings); HTTP and JSON costs are not included.
@@ -26,15 +26,15 @@ import { pathToFileURL } from 'node:url';
 import type { Distance, QuantizationKind } from '../src/api/vector.js';
 import { configFromEnv } from '../src/daemon/config.js';
 import { startDaemon } from '../src/daemon/server.js';
-import { CodeAnn, HnswlibAnn, type Ann } from '../src/daemon/services/vector/ann.js';
+import { CODE_EF_FACTOR } from '../src/daemon/services/vector/ann.js';
 import { IndexEngine } from '../src/daemon/services/vector/engine.js';
 import { vectorMigrations } from '../src/daemon/services/vector/migrations.js';
 import { intKey } from '../src/daemon/services/vector/point-ids.js';
-import { FloatCodes } from '../src/daemon/services/vector/quantization.js';
 import { toBlob } from '../src/daemon/services/vector/scoring.js';
 import { VectorStore } from '../src/daemon/services/vector/store.js';
 import { rng } from '../test/vector/data.js';
 import { percentile, type Row } from './lib.js';
+import { compareLibraries } from './vector-libraries.js';
 
 const arg = (name: string, d: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -203,34 +203,6 @@ function measureEngine(quantization: QuantizationKind, base: Float32Array, queri
   };
 }
 
-/** hnswlib-node against our JavaScript HNSW, both over float32 (the library choice). */
-function compareGraphs(base: Float32Array, queries: Float32Array, dims: number, n: number, truth: number[][]) {
-  const out: Array<{ label: string; buildS: number; p50: number; recall: number }> = [];
-  const makers: Array<[string, () => Ann]> = [
-    ['hnswlib-node', () => new HnswlibAnn(dims, DISTANCE, n)],
-    ['own HNSW (JS)', () => new CodeAnn('hnsw-float', new FloatCodes(dims, DISTANCE, n))],
-  ];
-  const ef = configFromEnv({}).vector.ef;
-  for (const [label, make] of makers) {
-    const ann = make();
-    const t0 = performance.now();
-    for (let i = 0; i < n; i++) ann.add(i, row(base, dims, i));
-    const buildS = (performance.now() - t0) / 1000;
-    const lat: number[] = [];
-    let hits = 0;
-    const nq = queries.length / dims;
-    for (let qi = 0; qi < nq; qi++) {
-      const t = performance.now();
-      const found = ann.search(row(queries, dims, qi), K, ef);
-      lat.push(performance.now() - t);
-      const want = new Set(truth[qi]);
-      hits += found.filter((f) => want.has(f.id)).length;
-    }
-    out.push({ label, buildS, p50: percentile(lat, 50), recall: hits / (K * nq) });
-  }
-  return out;
-}
-
 const f = (x: number, d = 2) => x.toFixed(d);
 
 /** Upserts and queries through a real daemon over HTTP (quantization none). */
@@ -366,11 +338,12 @@ export async function vectorBench(): Promise<Row[]> {
   if (nCompare > 0) {
     process.stderr.write(`vector: comparing graph libraries on ${nCompare} vectors\n`);
     const cmpTruth = truth.map((_, qi) => bruteForce(base.subarray(0, nCompare * dims), dims, row(queries, dims, qi)));
-    for (const c of compareGraphs(base, queries, dims, nCompare, cmpTruth)) {
+    const ef = configFromEnv({}).vector.ef;
+    for (const c of compareLibraries(base, queries, dims, nCompare, cmpTruth, ef, ef * CODE_EF_FACTOR)) {
       rows.push({
         bench: `ann library ${nCompare / 1000}k x ${dims}d`,
         metric: c.label,
-        value: `build ${f(c.buildS, 1)} s, p50 ${f(c.p50)} ms`,
+        value: `build ${f(c.buildS, 1)} s (${f(c.pointsPerS, 0)} points/s), p50 ${f(c.p50)} ms`,
         baseline: '',
         ratio: `recall ${f(c.recall, 3)}`,
       });

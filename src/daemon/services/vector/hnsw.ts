@@ -110,10 +110,6 @@ export class Hnsw {
     return this.epoch;
   }
 
-  /**
-   * Best-first search of one layer. With `accept`, only accepted, live slots enter the result,
-   * while traversal still walks through the others (as hnswlib does for filters and deletions).
-   */
   /** Greedy descent from the entry point through the layers above `level`: the closest node found. */
   private descend(prep: unknown, level: number): number {
     let cur = this.entry;
@@ -135,6 +131,10 @@ export class Hnsw {
     return cur;
   }
 
+  /**
+   * Best-first search of one layer. With `accept`, only accepted, live slots enter the result,
+   * while traversal still walks through the others (as hnswlib does for filters and deletions).
+   */
   private searchLayer(prep: unknown, eps: number[], ef: number, level: number, accept?: (slot: number) => boolean): Heap {
     const epoch = this.nextEpoch();
     const cand = new Heap(false);
