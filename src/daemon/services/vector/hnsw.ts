@@ -132,14 +132,16 @@ export class Hnsw {
   }
 
   /**
-   * Best-first search of one layer. With `accept`, only accepted, live slots enter the result,
-   * while traversal still walks through the others (as hnswlib does for filters and deletions).
+   * Best-first search of one layer. For queries (`live`), only accepted, live slots enter the
+   * result, while traversal still walks through the others (as hnswlib does for filters and
+   * deletions). Insertion links to deleted nodes too, as hnswlib does: they keep routing, and a
+   * graph whose entry point was deleted would otherwise leave every new node without links.
    */
-  private searchLayer(prep: unknown, eps: number[], ef: number, level: number, accept?: (slot: number) => boolean): Heap {
+  private searchLayer(prep: unknown, eps: number[], ef: number, level: number, live: boolean, accept?: (slot: number) => boolean): Heap {
     const epoch = this.nextEpoch();
     const cand = new Heap(false);
     const res = new Heap(true);
-    const ok = (s: number) => !this.deleted[s] && (!accept || accept(s));
+    const ok = (s: number) => !live || (!this.deleted[s] && (!accept || accept(s)));
     for (const ep of eps) {
       const d = this.space.distQ(prep, ep);
       this.visited[ep] = epoch;
@@ -211,7 +213,7 @@ export class Hnsw {
     const prep = this.space.prepare(v);
     let eps = [this.descend(prep, level)];
     for (let l = Math.min(level, this.maxLevel); l >= 0; l--) {
-      const found = this.searchLayer(prep, eps, this.params.efConstruction, l).entries();
+      const found = this.searchLayer(prep, eps, this.params.efConstruction, l, false).entries();
       const mMax = l === 0 ? this.m0 : this.params.m;
       const chosen = this.select(found.filter((f) => f.id !== slot), this.params.m);
       this.setNeighbors(slot, l, chosen);
@@ -249,7 +251,7 @@ export class Hnsw {
   search(q: Float32Array, k: number, ef: number, accept?: (slot: number) => boolean): Array<{ id: number; dist: number }> {
     if (this.entry < 0) return [];
     const prep = this.space.prepare(q);
-    const res = this.searchLayer(prep, [this.descend(prep, 0)], Math.max(ef, k), 0, accept).entries();
+    const res = this.searchLayer(prep, [this.descend(prep, 0)], Math.max(ef, k), 0, true, accept).entries();
     res.sort((a, b) => a.dist - b.dist);
     return res.slice(0, k);
   }
