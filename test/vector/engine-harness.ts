@@ -24,15 +24,26 @@ export function engineHarness(opts: { dims: number; distance: Distance; quantiza
     db,
     store,
     engine,
-    insert(vectors: number[][], payloads: Array<Record<string, unknown>> = [], firstId = 0) {
+    insert(vectors: number[][], payloads: Array<Record<string, unknown>> = [], firstId = 0, into = engine) {
       const pts = vectors.map((v, i) => ({ key: intKey(firstId + i), vector: storedForm(opts.distance, v), payload: payloads[i] ?? {} }));
       db.transaction(() => store.upsertPoints('i', pts.map((p) => ({ id_key: p.key, vector: toBlob(p.vector), payload: JSON.stringify(p.payload) }))))();
-      engine.upsert(pts);
+      into.upsert(pts);
+    },
+    delete(ids: number[], from = engine) {
+      const keys = ids.map(intKey);
+      store.deletePoints('i', keys);
+      from.delete(keys);
     },
     /** A fresh engine rebuilt from the same SQLite rows (as on daemon start). */
     reload() {
       const e = new IndexEngine(settings, store, planner);
       e.load();
+      return e;
+    },
+    /** A fresh engine after the first step of a start-up load: keys and payloads, no graph yet. */
+    beginReload() {
+      const e = new IndexEngine(settings, store, planner);
+      e.beginLoad();
       return e;
     },
   };

@@ -66,6 +66,61 @@ describe('graph recall@10 vs exact search', () => {
     expect(again.search(q, 10).results.map((r) => r.key)).toEqual(h.engine.search(q, 10).results.map((r) => r.key));
   });
 
+  for (const quantization of ['none', 'scalar'] as const) {
+    it(`quantization ${quantization}: a start-up load fills the graph in slices, answering exactly and taking writes meanwhile`, () => {
+      const h = engineHarness({ dims: DIMS, distance: 'cosine', quantization });
+      h.insert(base, base.map((_, i) => ({ g: i % 4 })));
+      const e = h.beginReload();
+      expect(e.size).toBe(N);
+      expect(e.graphComplete).toBe(false);
+      expect(e.fillGraph(0)).toBe(true);
+      const q = storedForm('cosine', queries[0]!);
+      // Partly filled: an exact scan, so nothing is missed.
+      const loading = e.search(q, 10);
+      expect(loading.stats.plan).toBe('exact');
+      expect(new Set(loading.results.map((r) => r.key))).toEqual(truth('cosine', queries[0]!));
+      const inGroup = e.search(q, 5, (p) => p.g === 1).results;
+      expect(inGroup.length).toBe(5);
+      for (const r of inGroup) expect(e.payloadOfKey(r.key)).toEqual({ g: 1 });
+      // Writes while loading, to slots already in the graph (0, 1) and not yet (N - 2, N - 1).
+      h.delete([0, N - 1], e);
+      h.insert([queries[1]!], [{ g: 9 }], N - 2, e);
+      h.insert([queries[2]!], [{ g: 9 }], 1, e);
+      let slices = 1;
+      while (e.fillGraph(0)) slices++;
+      expect(slices).toBeGreaterThan(2);
+      expect(e.graphComplete).toBe(true);
+      expect(e.size).toBe(N - 2);
+      for (const [id, v] of [[N - 2, queries[1]!], [1, queries[2]!]] as const) {
+        const found = e.search(storedForm('cosine', v), 10);
+        expect(found.stats.plan).toBe('ann');
+        expect(found.results[0]!.key).toBe(intKey(id));
+      }
+      for (const id of [0, N - 1]) {
+        const keys = e.search(storedForm('cosine', base[id]!), 10).results.map((r) => r.key);
+        expect(keys).not.toContain(intKey(id));
+      }
+    });
+  }
+
+  for (const quantization of ['scalar', 'binary'] as const) {
+    it(`quantization ${quantization}: points written after the graph's entry point was deleted stay reachable`, () => {
+      const h = engineHarness({ dims: DIMS, distance: 'cosine', quantization });
+      h.insert([base[0]!]);
+      h.delete([0]);
+      h.insert(base.slice(1, 500), [], 1);
+      let hits = 0;
+      for (const q of queries.slice(0, 10)) {
+        const scored = base.slice(1, 500).map((v, i) => ({ key: intKey(i + 1), s: ref.cosine(v, q) }));
+        const want = new Set(scored.sort((a, b) => b.s - a.s).slice(0, 10).map((x) => x.key));
+        const { results, stats } = h.engine.search(storedForm('cosine', q), 10);
+        expect(stats.plan).toBe('ann');
+        hits += results.filter((r) => want.has(r.key)).length;
+      }
+      expect(hits / 100).toBeGreaterThanOrEqual(BOUNDS[quantization]);
+    });
+  }
+
   it('the planner scans exactly for small indexes and selective filters, and uses the graph otherwise', () => {
     const h = engineHarness({ dims: 8, distance: 'cosine', quantization: 'none', planner: { exactMaxPoints: 100, exactMaxCandidates: 50 } });
     const small = clustered(2000, 8, 9);

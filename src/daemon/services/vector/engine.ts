@@ -36,6 +36,8 @@ export interface SearchStats {
 /** Candidate oversampling before float rescoring: codes rank coarsely, binary the most. */
 const OVERSAMPLE: Record<QuantizationKind, number> = { none: 1, scalar: 4, binary: 16 };
 const SELECTIVITY_SAMPLE = 256;
+/** Stored vectors read per SQLite statement while filling the graph at start. */
+const FILL_CHUNK = 64;
 
 /**
  * The in-memory side of one index: point keys by slot, the ANN graph and (unless payloads live on
@@ -49,6 +51,9 @@ export class IndexEngine {
   private payloads: Array<Payload | undefined> | undefined;
   private ann: Ann | undefined;
   private nextSlot = 0;
+  /** Slots below `loadEnd` were loaded from SQLite at start; those below `graphFilled` are in the graph. */
+  private loadEnd = 0;
+  private graphFilled = 0;
 
   constructor(
     private s: EngineSettings,
@@ -70,21 +75,65 @@ export class IndexEngine {
     return this.ann?.bytes() ?? 0;
   }
 
-  /** Rebuilds from SQLite (start-up and first use). */
+  /** Rebuilds from SQLite at once (tests and the benchmark; the daemon loads in slices). */
   load(): void {
-    const sample: Float32Array[] = [];
-    if (this.s.quantization === 'scalar') {
+    this.beginLoad();
+    this.fillGraph(Infinity);
+  }
+
+  /**
+   * Start-up, step one: keys and payloads from SQLite, so filters, scroll and exact scans work at
+   * once. The graph is filled afterwards in slices (`fillGraph`); until it is whole, queries scan
+   * the stored vectors exactly, so they are slower but never miss a point.
+   */
+  beginLoad(): void {
+    const count = this.store.countPoints(this.s.id);
+    if (count > 0) {
+      const sample: Float32Array[] = [];
       for (const r of this.store.iteratePoints(this.s.id)) {
         sample.push(fromBlob(r.vector));
-        if (sample.length >= 1000) break;
+        if (sample.length >= (this.s.quantization === 'scalar' ? 1000 : 1)) break;
+      }
+      // Sized for what is stored, so a rebuilt index holds no growth slack.
+      this.ann = this.newAnn(sample, count);
+    }
+    for (const r of this.store.iterateKeysAndPayloads(this.s.id)) {
+      const slot = this.nextSlot++;
+      this.slotOf.set(r.id_key, slot);
+      this.keyOf[slot] = r.id_key;
+      if (this.payloads) this.payloads[slot] = JSON.parse(r.payload) as Payload;
+    }
+    this.loadEnd = this.nextSlot;
+  }
+
+  /** Step two: adds stored vectors of loaded slots to the graph for about `budgetMs`; true while some remain. */
+  fillGraph(budgetMs: number): boolean {
+    const started = performance.now();
+    while (this.graphFilled < this.loadEnd) {
+      const end = Math.min(this.loadEnd, this.graphFilled + FILL_CHUNK);
+      // Slots emptied meanwhile (deleted or overwritten points) are skipped: they never enter the graph.
+      const keys = this.keyOf.slice(this.graphFilled, end).filter(Boolean);
+      const vectors = this.store.vectorsOf(this.s.id, keys);
+      let slot = this.graphFilled;
+      while (slot < end) {
+        const blob = this.keyOf[slot] ? vectors.get(this.keyOf[slot]!) : undefined;
+        if (blob) this.ann!.add(slot, fromBlob(blob));
+        this.graphFilled = ++slot;
+        // One insertion into a dense graph of large vectors takes milliseconds: check after each.
+        if (blob && performance.now() - started >= budgetMs) return this.graphFilled < this.loadEnd;
       }
     }
-    for (const r of this.store.iteratePoints(this.s.id)) {
-      const v = fromBlob(r.vector);
-      // Sized for what is stored, so a rebuilt index holds no growth slack.
-      this.ann ??= this.newAnn(sample.length ? sample : [v], this.store.countPoints(this.s.id));
-      this.addOne(r.id_key, v, this.payloads ? (JSON.parse(r.payload) as Payload) : undefined);
-    }
+    return false;
+  }
+
+  /** Whether every loaded point is in the graph (new points enter it as they are written). */
+  get graphComplete(): boolean {
+    return this.graphFilled >= this.loadEnd;
+  }
+
+  /** Slots loaded at start but not yet filled are absent from the graph. */
+  private inGraph(slot: number): boolean {
+    return slot < this.graphFilled || slot >= this.loadEnd;
   }
 
   private newAnn(sample: Float32Array[], capacity: number): Ann {
@@ -94,7 +143,7 @@ export class IndexEngine {
   private addOne(key: string, v: Float32Array, payload: Payload | undefined): void {
     const old = this.slotOf.get(key);
     if (old !== undefined) {
-      this.ann!.remove(old);
+      if (this.inGraph(old)) this.ann!.remove(old);
       this.keyOf[old] = '';
       if (this.payloads) this.payloads[old] = undefined;
     }
@@ -115,7 +164,7 @@ export class IndexEngine {
     for (const k of keys) {
       const slot = this.slotOf.get(k);
       if (slot === undefined) continue;
-      this.ann!.remove(slot);
+      if (this.inGraph(slot)) this.ann!.remove(slot);
       this.slotOf.delete(k);
       this.keyOf[slot] = '';
       if (this.payloads) this.payloads[slot] = undefined;
@@ -181,6 +230,7 @@ export class IndexEngine {
   search(q: Float32Array, need: number, pred?: Predicate): { results: Candidate[]; stats: SearchStats } {
     const n = this.slotOf.size;
     if (n === 0 || !this.ann) return { results: [], stats: { plan: 'exact', candidates: 0 } };
+    if (!this.graphComplete) return { results: this.scanStored(q, need, pred), stats: { plan: 'exact', candidates: n } };
     let exact = n <= this.planner.exactMaxPoints;
     let selectivity = 1;
     if (!exact && pred) {
@@ -214,12 +264,14 @@ export class IndexEngine {
     return slots.map((s, i) => inGraph[i] ?? fromBlob(stored!.get(this.keyOf[s]!)!));
   }
 
-  /** Exact top `need` over every stored vector, streamed from SQLite with a bounded buffer. */
-  private scanStored(q: Float32Array, need: number): Candidate[] {
+  /** Exact top `need` over every stored (and accepted) vector, streamed from SQLite with a bounded buffer. */
+  private scanStored(q: Float32Array, need: number, pred?: Predicate): Candidate[] {
     const cmp = compareScored(this.s.distance);
     let out: Candidate[] = [];
     for (const r of this.store.iteratePoints(this.s.id)) {
-      out.push({ slot: this.slotOf.get(r.id_key)!, key: r.id_key, score: exactScore(this.s.distance, fromBlob(r.vector), q) });
+      const slot = this.slotOf.get(r.id_key)!;
+      if (pred && !pred(this.payloadOfSlot(slot), r.id_key)) continue;
+      out.push({ slot, key: r.id_key, score: exactScore(this.s.distance, fromBlob(r.vector), q) });
       if (out.length >= 4 * need + 256) out = out.sort(cmp).slice(0, need);
     }
     return out.sort(cmp).slice(0, need);

@@ -3,6 +3,9 @@ import { isoNow } from '../../clock.js';
 import { IndexEngine } from './engine.js';
 import { VectorStore, type IndexRow } from './store.js';
 
+/** Graph filling at start runs in slices this long, so requests wait at most about this much. */
+const FILL_SLICE_MS = 20;
+
 /**
  * Live state of the vector area: the store, one engine per ready index, the readiness timers of
  * pending indexes and the periodic count refresh (spec 3 §2.1: counts lag writes by design).
@@ -26,8 +29,8 @@ export class VectorRuntime {
     const rows = this.store.allIndexes();
     for (const r of rows) if (r.state === 'pending') this.scheduleReady(r.id);
     const toLoad = rows.filter((r) => r.state === 'ready').map((r) => r.id);
-    // Rebuild graphs one index per tick so the listener answers meanwhile; a data call for an
-    // index not yet rebuilt builds it on the spot.
+    // Load one index per tick so the listener answers meanwhile; a data call for an index not yet
+    // loaded loads it on the spot.
     const next = () => {
       const id = toLoad.shift();
       if (!id) return;
@@ -93,13 +96,24 @@ export class VectorRuntime {
     );
   }
 
-  /** The engine of a ready index, rebuilt from SQLite on first use after a start. */
+  /**
+   * The engine of a ready index, loaded from SQLite on first use after a start: keys and payloads
+   * at once, the graph in slices of about FILL_SLICE_MS between which the event loop runs, so a
+   * large index neither blocks the daemon nor answers from a partial graph (the engine scans
+   * exactly until its graph is whole).
+   */
   engine(row: IndexRow): IndexEngine {
     let e = this.engines.get(row.id);
     if (!e) {
-      e = this.newEngine(row);
-      e.load();
-      this.engines.set(row.id, e);
+      const engine = this.newEngine(row);
+      engine.beginLoad();
+      this.engines.set(row.id, engine);
+      const fill = () => {
+        // stop() and drop() unregister the engine, which ends its fill.
+        if (this.engines.get(row.id) === engine && engine.fillGraph(FILL_SLICE_MS)) setImmediate(fill);
+      };
+      fill();
+      e = engine;
     }
     return e;
   }
