@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { makeUser, grant } from '../helpers/fixtures.js';
 import { FIXTURE_PASSWORD } from '../helpers/fixtures.js';
 import { clustered } from './data.js';
-import { idx, readyIndex, startVectorDaemon, waitFor } from './helpers.js';
+import { idx, readyIndex, ref, startVectorDaemon, waitFor } from './helpers.js';
 
 const home = mkdtempSync(join(tmpdir(), 'platform-vector-restart-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
@@ -57,6 +57,49 @@ describe('restart on the same state directory', () => {
     }
     await d.close();
   });
+
+  it('a large index answers while its graph refills after a start: yellow with exact results, then green', async () => {
+    const home3 = mkdtempSync(join(tmpdir(), 'platform-vector-refill-'));
+    try {
+      const N = 4000;
+      const DIMS = 256;
+      const data = clustered(N + 1, DIMS, 8);
+      const q = data[N]!;
+      const exactTop = data
+        .slice(0, N)
+        .map((v, id) => ({ id, s: ref.cosine(v, q) }))
+        .sort((a, b) => b.s - a.s)
+        .slice(0, 10)
+        .map((x) => x.id);
+      let d = await startVectorDaemon({ exactMaxPoints: 0 }, { home: home3 });
+      const project = (d.db.prepare(`SELECT id FROM acct_projects WHERE slug = 'default'`).get() as { id: string }).id;
+      let token = await d.adminToken();
+      await readyIndex(d, token, project, { name: 'big', dimensions: DIMS, distance: 'cosine' });
+      for (let i = 0; i < N; i += 1000) {
+        const body = { points: data.slice(i, i + 1000).map((vector, j) => ({ id: i + j, vector })) };
+        expect((await d.api('POST', `${idx(project, 'big')}:upsert`, { token, body })).status).toBe(200);
+      }
+      await d.close();
+
+      d = await startVectorDaemon({ exactMaxPoints: 0 }, { home: home3 });
+      token = await d.adminToken();
+      const view = async () => (await d.api('GET', idx(project, 'big'), { token })).body.index;
+      const query = async () => (await d.api('POST', `${idx(project, 'big')}:query`, { token, body: { vector: q, top_k: 10 } })).body.results.map((r: { id: number }) => r.id);
+      const during = await view();
+      expect(during).toMatchObject({ ready: true, collection_status: 'yellow', message: expect.stringContaining('rebuilt') });
+      // The daemon keeps answering between slices, and a query during the refill is an exact scan.
+      expect((await d.api('GET', '/healthz')).status).toBe(200);
+      expect(await query()).toEqual(exactTop);
+      expect((await view()).collection_status).toBe('yellow');
+      await waitFor(async () => (await view()).collection_status === 'green', 120_000);
+      expect((await view()).message).toBeUndefined();
+      const after = await query();
+      expect(after.filter((id: number) => exactTop.includes(id)).length).toBeGreaterThanOrEqual(9);
+      await d.close();
+    } finally {
+      rmSync(home3, { recursive: true, force: true });
+    }
+  }, 180_000);
 
   it('an index still pending at shutdown becomes ready after the restart', async () => {
     const home2 = mkdtempSync(join(tmpdir(), 'platform-vector-pending-'));

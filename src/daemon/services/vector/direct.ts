@@ -103,7 +103,7 @@ export function registerDirect(router: Router, ctx: AreaContext, rt: VectorRunti
   r.handle(D.info, async ({ req, params }) => {
     const t = performance.now();
     const { row, project } = await collection(req, params.collection);
-    const v = indexView(row, project);
+    const v = indexView(row, project, rt);
     return ok(
       {
         status: v.collection_status ?? 'grey',

@@ -35,8 +35,13 @@ const QUANTIZATION_ALIASES: Record<string, QuantizationKind> = { none: 'none', s
 
 export const isValidIndexName = (name: string) => name.length <= L.nameMax && NAME_RE.test(name);
 
-export function indexView(row: IndexRow, project: ProjectRow): IndexView {
+/**
+ * The index as the API shows it. `collection_status` follows Qdrant: green when searchable through
+ * its graph, yellow while the graph is being (re)built after a start (queries are exact scans then).
+ */
+export function indexView(row: IndexRow, project: ProjectRow, rt: Pick<VectorRuntime, 'graphComplete'>): IndexView {
   const ready = row.state === 'ready';
+  const building = ready && !rt.graphComplete(row.id);
   return {
     name: row.name,
     resource_path: `projects/${project.short}/indexes/${row.name}`,
@@ -54,11 +59,17 @@ export function indexView(row: IndexRow, project: ProjectRow): IndexView {
     replicas: row.replicas,
     state: row.state,
     ready,
-    ...(ready ? { collection_status: 'green' as const } : {}),
+    ...(ready ? { collection_status: building ? ('yellow' as const) : ('green' as const) } : {}),
     points_count: row.points_count,
     vectors_count: row.vectors_count,
     segments_count: row.segments_count,
-    ...(row.message ? { message: row.message } : ready ? {} : { message: 'the collection is being created; data operations answer 409 until ready is true' }),
+    ...(row.message
+      ? { message: row.message }
+      : !ready
+        ? { message: 'the collection is being created; data operations answer 409 until ready is true' }
+        : building
+          ? { message: 'the search graph is being rebuilt after a start; queries scan exactly (slower) until collection_status is green' }
+          : {}),
     created_at: row.created_at,
   };
 }
@@ -142,14 +153,14 @@ export function createIndex(ctx: AreaContext, rt: VectorRuntime, access: Project
     });
   });
   rt.scheduleReady(row.id);
-  return indexView(row, access.project);
+  return indexView(row, access.project, rt);
 }
 
 export function listIndexes(ctx: AreaContext, rt: VectorRuntime, access: ProjectAccess, query: PageQuery) {
   const page = ctx.pager.parse(query, `indexes:${access.project.id}`);
   const rows = rt.store.listIndexes(access.project.id, page.offset, page.size + 1);
   const { items, next_page_token } = ctx.pager.slice(page, rows);
-  return { indexes: items.map((r) => indexView(r, access.project)), ...(next_page_token ? { next_page_token } : {}) };
+  return { indexes: items.map((r) => indexView(r, access.project, rt)), ...(next_page_token ? { next_page_token } : {}) };
 }
 
 /** PATCH: only replicas and payload_on_disk (spec 3 §4.1, §9). */
@@ -172,7 +183,7 @@ export function patchIndex(ctx: AreaContext, rt: VectorRuntime, access: ProjectA
   });
   const updated = rt.store.indexById(row.id)!;
   if (body.payload_on_disk !== undefined && updated.state === 'ready') rt.engine(updated).setPayloadOnDisk(body.payload_on_disk);
-  return indexView(updated, access.project);
+  return indexView(updated, access.project, rt);
 }
 
 export function deleteIndex(ctx: AreaContext, rt: VectorRuntime, access: ProjectAccess, principal: Principal, name: string, requestId: string): void {

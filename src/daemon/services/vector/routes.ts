@@ -40,7 +40,7 @@ export const vectorArea = (): Area => {
     );
     r.handle(R.get, ({ principal, params }) => {
       const access = project(principal!, params.projectID, 'member');
-      return { index: indexView(requireIndex(rt, access, params.name), access.project) };
+      return { index: indexView(requireIndex(rt, access, params.name), access.project, rt) };
     });
     r.handle(R.patch, ({ principal, params, body, requestId }) =>
       patchIndex(ctx, rt, project(principal!, params.projectID, 'resource-admin'), principal!, params.name, body, requestId),

@@ -118,6 +118,11 @@ export class VectorRuntime {
     return e;
   }
 
+  /** False while a ready index waits for its start-up load or its graph is still filling. */
+  graphComplete(id: string): boolean {
+    return this.engines.get(id)?.graphComplete ?? false;
+  }
+
   drop(id: string): void {
     clearTimeout(this.readyTimers.get(id));
     this.readyTimers.delete(id);
