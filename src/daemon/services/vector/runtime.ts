@@ -103,19 +103,17 @@ export class VectorRuntime {
    * exactly until its graph is whole).
    */
   engine(row: IndexRow): IndexEngine {
-    let e = this.engines.get(row.id);
-    if (!e) {
-      const engine = this.newEngine(row);
-      engine.beginLoad();
-      this.engines.set(row.id, engine);
-      const fill = () => {
-        // stop() and drop() unregister the engine, which ends its fill.
-        if (this.engines.get(row.id) === engine && engine.fillGraph(FILL_SLICE_MS)) setImmediate(fill);
-      };
-      fill();
-      e = engine;
-    }
-    return e;
+    const existing = this.engines.get(row.id);
+    if (existing) return existing;
+    const engine = this.newEngine(row);
+    engine.beginLoad();
+    this.engines.set(row.id, engine);
+    const fill = () => {
+      // stop() and drop() unregister the engine, which ends its fill.
+      if (this.engines.get(row.id) === engine && engine.fillGraph(FILL_SLICE_MS)) setImmediate(fill);
+    };
+    fill();
+    return engine;
   }
 
   /** False while a ready index waits for its start-up load or its graph is still filling. */
