@@ -30,6 +30,8 @@ export interface DaemonConfig {
     exactMaxPoints: number;
     exactMaxCandidates: number;
     ef: number;
+    /** Indexes above this many points search with twice `ef` (docs/decisions/vector.md, "Denser graphs"). */
+    wideEfFromPoints: number;
   };
 }
 
@@ -130,6 +132,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
       exactMaxPoints: num(env.PLATFORM_VECTOR_EXACT_MAX_POINTS, 256),
       exactMaxCandidates: num(env.PLATFORM_VECTOR_EXACT_MAX_CANDIDATES, 2048),
       ef: num(env.PLATFORM_VECTOR_EF, 128),
+      wideEfFromPoints: num(env.PLATFORM_VECTOR_WIDE_EF_FROM_POINTS, 250_000),
     },
     ...overrides,
   };

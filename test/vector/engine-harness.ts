@@ -18,7 +18,7 @@ export function engineHarness(opts: { dims: number; distance: Distance; quantiza
   ).run(opts.dims, opts.distance, opts.quantization);
   const store = new VectorStore(db);
   const settings = { id: 'i', dims: opts.dims, distance: opts.distance, quantization: opts.quantization, payloadOnDisk: false };
-  const planner = { exactMaxPoints: 0, exactMaxCandidates: 0, ef: 128, ...opts.planner };
+  const planner = { exactMaxPoints: 0, exactMaxCandidates: 0, ef: 128, wideEfFromPoints: 250_000, ...opts.planner };
   const engine = new IndexEngine(settings, store, planner);
   return {
     db,

@@ -121,6 +121,15 @@ describe('graph recall@10 vs exact search', () => {
     });
   }
 
+  it('large indexes search with twice the beam', () => {
+    const wide = engineHarness({ dims: DIMS, distance: 'cosine', quantization: 'none', planner: { ef: 40, wideEfFromPoints: 300 } });
+    wide.insert(base.slice(0, 299));
+    const q = storedForm('cosine', queries[0]!);
+    expect(wide.engine.search(q, 10).stats.ef).toBe(40);
+    wide.insert([base[299]!], [], 299);
+    expect(wide.engine.search(q, 10).stats).toMatchObject({ plan: 'ann', ef: 80 });
+  });
+
   it('the planner scans exactly for small indexes and selective filters, and uses the graph otherwise', () => {
     const h = engineHarness({ dims: 8, distance: 'cosine', quantization: 'none', planner: { exactMaxPoints: 100, exactMaxCandidates: 50 } });
     const small = clustered(2000, 8, 9);

@@ -92,7 +92,7 @@ export class VectorRuntime {
         payloadOnDisk: Boolean(row.payload_on_disk),
       },
       this.store,
-      { exactMaxPoints: v.exactMaxPoints, exactMaxCandidates: v.exactMaxCandidates, ef: v.ef },
+      { exactMaxPoints: v.exactMaxPoints, exactMaxCandidates: v.exactMaxCandidates, ef: v.ef, wideEfFromPoints: v.wideEfFromPoints },
     );
   }
 
