@@ -51,7 +51,7 @@ function usearchIndex(dims: number, quantization: 'f32' | 'i8', graph: { m: numb
   };
 }
 
-export function compareLibraries(base: Float32Array, queries: Float32Array, dims: number, n: number, truth: number[][], ef: number, codeEf: number) {
+export function compareLibraries(base: Float32Array, queries: Float32Array, dims: number, n: number, truth: number[][], ef: number) {
   const sample = Array.from({ length: Math.min(n, 1000) }, (_, i) => base.subarray(i * dims, (i + 1) * dims));
   const contenders: Array<[string, () => Contender]> = [
     ['float32: hnswlib-node', () => perPoint(dims, new HnswlibAnn(dims, 'cosine', n), ef)],
@@ -59,8 +59,8 @@ export function compareLibraries(base: Float32Array, queries: Float32Array, dims
     ['float32: usearch, 2 threads', () => usearchIndex(dims, 'f32', FLOAT_GRAPH, ef, 2)],
     ['float32: own HNSW (JS)', () => perPoint(dims, new CodeAnn('hnsw-float', new FloatCodes(dims, 'cosine', n)), ef)],
     ['int8: own HNSW (JS, the scalar engine)', () => perPoint(dims, makeAnn({ dims, distance: 'cosine', quantization: 'scalar', sample, capacity: n }), ef)],
-    ['int8: usearch, 1 thread', () => usearchIndex(dims, 'i8', CODE_GRAPH, codeEf, 1)],
-    ['int8: usearch, 2 threads', () => usearchIndex(dims, 'i8', CODE_GRAPH, codeEf, 2)],
+    ['int8: usearch, 1 thread', () => usearchIndex(dims, 'i8', CODE_GRAPH, ef, 1)],
+    ['int8: usearch, 2 threads', () => usearchIndex(dims, 'i8', CODE_GRAPH, ef, 2)],
   ];
   const nq = queries.length / dims;
   return contenders.map(([label, make]) => {

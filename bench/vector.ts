@@ -26,7 +26,6 @@ import { pathToFileURL } from 'node:url';
 import type { Distance, QuantizationKind } from '../src/api/vector.js';
 import { configFromEnv } from '../src/daemon/config.js';
 import { startDaemon } from '../src/daemon/server.js';
-import { CODE_EF_FACTOR } from '../src/daemon/services/vector/ann.js';
 import { IndexEngine } from '../src/daemon/services/vector/engine.js';
 import { vectorMigrations } from '../src/daemon/services/vector/migrations.js';
 import { intKey } from '../src/daemon/services/vector/point-ids.js';
@@ -341,7 +340,7 @@ export async function vectorBench(): Promise<Row[]> {
     process.stderr.write(`vector: comparing graph libraries on ${nCompare} vectors\n`);
     const cmpTruth = truth.map((_, qi) => bruteForce(base.subarray(0, nCompare * dims), dims, row(queries, dims, qi)));
     const ef = configFromEnv({}).vector.ef;
-    for (const c of compareLibraries(base, queries, dims, nCompare, cmpTruth, ef, ef * CODE_EF_FACTOR)) {
+    for (const c of compareLibraries(base, queries, dims, nCompare, cmpTruth, ef)) {
       rows.push({
         bench: `ann library ${nCompare / 1000}k x ${dims}d`,
         metric: c.label,

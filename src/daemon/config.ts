@@ -30,7 +30,7 @@ export interface DaemonConfig {
     exactMaxPoints: number;
     exactMaxCandidates: number;
     ef: number;
-    /** Indexes above this many points search with twice `ef` (docs/decisions/vector.md, "Denser graphs"). */
+    /** The search beam grows from `ef` at half this many points to twice `ef` here (docs/decisions/vector.md). */
     wideEfFromPoints: number;
   };
 }

@@ -121,13 +121,15 @@ describe('graph recall@10 vs exact search', () => {
     });
   }
 
-  it('large indexes search with twice the beam', () => {
-    const wide = engineHarness({ dims: DIMS, distance: 'cosine', quantization: 'none', planner: { ef: 40, wideEfFromPoints: 300 } });
-    wide.insert(base.slice(0, 299));
+  it('the search beam widens with the index, up to twice ef', () => {
+    const wide = engineHarness({ dims: DIMS, distance: 'cosine', quantization: 'none', planner: { ef: 40, wideEfFromPoints: 400 } });
     const q = storedForm('cosine', queries[0]!);
-    expect(wide.engine.search(q, 10).stats.ef).toBe(40);
-    wide.insert([base[299]!], [], 299);
-    expect(wide.engine.search(q, 10).stats).toMatchObject({ plan: 'ann', ef: 80 });
+    wide.insert(base.slice(0, 200));
+    expect(wide.engine.search(q, 10).stats).toMatchObject({ plan: 'ann', ef: 40 });
+    wide.insert(base.slice(200, 300), [], 200);
+    expect(wide.engine.search(q, 10).stats.ef).toBe(60);
+    wide.insert(base.slice(300, 500), [], 300);
+    expect(wide.engine.search(q, 10).stats.ef).toBe(80);
   });
 
   it('the planner scans exactly for small indexes and selective filters, and uses the graph otherwise', () => {

@@ -21,8 +21,8 @@ export interface PlannerSettings {
   /** Graph search breadth (hnsw ef) before oversampling. */
   ef: number;
   /**
-   * From this many points on, the beam is twice `ef`: a larger graph needs a wider beam for the
-   * same recall (hnswlib at 500,000 x 768: 0.942 at ef 128, 0.998 at ef 256).
+   * The beam grows from `ef` at half this many points to twice `ef` at this many: a larger graph
+   * needs a wider beam for the same recall (hnswlib at 500,000 x 768: 0.942 at ef 128, 0.998 at 256).
    */
   wideEfFromPoints: number;
 }
@@ -248,7 +248,7 @@ export class IndexEngine {
 
     const k = Math.min(n, need * OVERSAMPLE[this.s.quantization]);
     // A selective filter rejects most visited nodes, so widen the beam in proportion.
-    const base = n >= this.planner.wideEfFromPoints ? 2 * this.planner.ef : this.planner.ef;
+    const base = Math.round(this.planner.ef * Math.min(2, Math.max(1, (2 * n) / this.planner.wideEfFromPoints)));
     const ef = Math.ceil(Math.max(base, k) / Math.max(selectivity, 0.05));
     const accept = pred ? (slot: number) => pred(this.payloadOfSlot(slot), this.keyOf[slot]!) : undefined;
     const found = this.ann.search(q, k, ef, accept);
