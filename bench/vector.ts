@@ -138,7 +138,7 @@ function measureEngine(quantization: QuantizationKind, base: Float32Array, queri
   const rss0 = process.memoryUsage().rss;
   let rssHalf: number | undefined;
   // Kept by reference in the engine, so the ef sweep below can widen the beam of the built index.
-  const planner = { exactMaxPoints: v.exactMaxPoints, exactMaxCandidates: v.exactMaxCandidates, ef: v.ef, wideEfFromPoints: v.wideEfFromPoints };
+  const planner = { ...v };
   const engine = new IndexEngine({ id: 'i', dims, distance: DISTANCE, quantization, payloadOnDisk: false }, store, planner);
   const n = base.length / dims;
   const t0 = performance.now();

@@ -81,7 +81,6 @@ export class VectorRuntime {
   }
 
   private newEngine(row: IndexRow): IndexEngine {
-    const v = this.ctx.config.vector;
     return new IndexEngine(
       {
         id: row.id,
@@ -92,7 +91,8 @@ export class VectorRuntime {
         payloadOnDisk: Boolean(row.payload_on_disk),
       },
       this.store,
-      { exactMaxPoints: v.exactMaxPoints, exactMaxCandidates: v.exactMaxCandidates, ef: v.ef, wideEfFromPoints: v.wideEfFromPoints },
+      // The planner settings are a subset of the area config.
+      this.ctx.config.vector,
     );
   }
 
