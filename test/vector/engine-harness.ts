@@ -36,8 +36,8 @@ export function engineHarness(opts: { dims: number; distance: Distance; quantiza
     },
     /** A fresh engine rebuilt from the same SQLite rows (as on daemon start). */
     reload() {
-      const e = new IndexEngine(settings, store, planner);
-      e.load();
+      const e = this.beginReload();
+      e.fillGraph(Infinity);
       return e;
     },
     /** A fresh engine after the first step of a start-up load: keys and payloads, no graph yet. */

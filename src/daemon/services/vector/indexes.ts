@@ -38,6 +38,8 @@ export const isValidIndexName = (name: string) => name.length <= L.nameMax && NA
 /**
  * The index as the API shows it. `collection_status` follows Qdrant: green when searchable through
  * its graph, yellow while the graph is being (re)built after a start (queries are exact scans then).
+ * A yellow index is still ready (usable now), so it carries no `message`: spec 1 §2.1 keeps that
+ * field for why a resource is not ready.
  */
 export function indexView(row: IndexRow, project: ProjectRow, rt: Pick<VectorRuntime, 'graphComplete'>): IndexView {
   const ready = row.state === 'ready';
@@ -63,13 +65,7 @@ export function indexView(row: IndexRow, project: ProjectRow, rt: Pick<VectorRun
     points_count: row.points_count,
     vectors_count: row.vectors_count,
     segments_count: row.segments_count,
-    ...(row.message
-      ? { message: row.message }
-      : !ready
-        ? { message: 'the collection is being created; data operations answer 409 until ready is true' }
-        : building
-          ? { message: 'the search graph is being rebuilt after a start; queries scan exactly (slower) until collection_status is green' }
-          : {}),
+    ...(row.message ? { message: row.message } : ready ? {} : { message: 'the collection is being created; data operations answer 409 until ready is true' }),
     created_at: row.created_at,
   };
 }
