@@ -16,10 +16,16 @@ import { makeSub, makeTopic, publish, pull, subPath, text } from './helpers.js';
  * platform to the workload's internal address and passes without a credential, while an
  * outside caller still gets 401.
  */
+// print() writes the text and the newline separately, so two deliveries handled on parallel
+// threads could share one log line; the lock keeps one event per line.
 const FN_PY = `import json
+import threading
+
+_print_lock = threading.Lock()
 
 def handle(event):
-    print("EVENT " + json.dumps(event, sort_keys=True), flush=True)
+    with _print_lock:
+        print("EVENT " + json.dumps(event, sort_keys=True), flush=True)
     if event.get("fail"):
         raise ValueError("refused order %s" % event.get("n"))
     return {"ignored": "a CloudEvent answer is always an empty 204"}
