@@ -32,6 +32,8 @@ export interface DaemonConfig {
     ef: number;
     /** The search beam grows from `ef` at half this many points to twice `ef` here (docs/decisions/vector.md). */
     wideEfFromPoints: number;
+    /** How often whole graphs with enough changes are saved to disk (docs/decisions/vector.md). */
+    graphSaveMs: number;
   };
 }
 
@@ -133,6 +135,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
       exactMaxCandidates: num(env.PLATFORM_VECTOR_EXACT_MAX_CANDIDATES, 2048),
       ef: num(env.PLATFORM_VECTOR_EF, 128),
       wideEfFromPoints: num(env.PLATFORM_VECTOR_WIDE_EF_FROM_POINTS, 250_000),
+      graphSaveMs: num(env.PLATFORM_VECTOR_GRAPH_SAVE_SECONDS, 60) * 1000,
     },
     ...overrides,
   };

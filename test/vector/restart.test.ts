@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -58,7 +58,7 @@ describe('restart on the same state directory', () => {
     await d.close();
   });
 
-  it('a large index answers while its graph refills after a start: yellow with exact results, then green', async () => {
+  it('a large index loads its saved graph at start; without one it answers while the graph refills: yellow with exact results, then green', async () => {
     const home3 = mkdtempSync(join(tmpdir(), 'platform-vector-refill-'));
     try {
       const N = 4000;
@@ -79,12 +79,22 @@ describe('restart on the same state directory', () => {
         const body = { points: data.slice(i, i + 1000).map((vector, j) => ({ id: i + j, vector })) };
         expect((await d.api('POST', `${idx(project, 'big')}:upsert`, { token, body })).status).toBe(200);
       }
+      const { id } = d.db.prepare(`SELECT id FROM vec_indexes WHERE name = 'big'`).get() as { id: string };
       await d.close();
-
+      // Shutdown saved the graph: the next start loads it instead of rebuilding, green at once.
+      expect(existsSync(join(home3, 'vector', `${id}.graph`))).toBe(true);
       d = await startVectorDaemon({ exactMaxPoints: 0 }, { home: home3 });
       token = await d.adminToken();
       const view = async () => (await d.api('GET', idx(project, 'big'), { token })).body.index;
       const query = async () => (await d.api('POST', `${idx(project, 'big')}:query`, { token, body: { vector: q, top_k: 10 } })).body.results.map((r: { id: number }) => r.id);
+      expect((await view()).collection_status).toBe('green');
+      expect((await query()).filter((id: number) => exactTop.includes(id)).length).toBeGreaterThanOrEqual(9);
+      await d.close();
+
+      // Without a save (a first start after an upgrade, or an unreadable file) the graph is rebuilt.
+      rmSync(join(home3, 'vector'), { recursive: true });
+      d = await startVectorDaemon({ exactMaxPoints: 0 }, { home: home3 });
+      token = await d.adminToken();
       const during = await view();
       expect(during).toMatchObject({ ready: true, collection_status: 'yellow' });
       // Ready (usable now), so no message: spec 1 §2.1 keeps it for why a resource is not ready.

@@ -1,6 +1,6 @@
 import hnswlib from 'hnswlib-node';
 import type { Distance, QuantizationKind } from '../../../api/vector.js';
-import { Hnsw } from './hnsw.js';
+import { Hnsw, type HnswStateMeta } from './hnsw.js';
 import { grown } from './capacity.js';
 import { BinaryCodes, FloatCodes, ScalarCodes, type CodeSpace } from './quantization.js';
 
@@ -18,6 +18,22 @@ export interface Ann {
   floatVector(slot: number): Float32Array | undefined;
   /** Approximate distances of given slots (codes), for scans that skip the graph. */
   distances(q: Float32Array, slots: number[]): number[];
+  /**
+   * The index as a JSON description plus binary sections for a saved graph. hnswlib writes its
+   * own file, at `sidecar`, which the description names.
+   */
+  save(sidecar: string): SavedAnn;
+}
+
+/** What `restoreAnn` needs to rebuild an index from a saved graph without reinserting. */
+export type AnnMeta =
+  | { kind: 'hnswlib'; m: number; efConstruction: number; sidecar: string; live: number }
+  | { kind: 'hnsw-int8'; lo: number; hi: number; capacity: number; graph: HnswStateMeta }
+  | { kind: 'hnsw-binary'; capacity: number; graph: HnswStateMeta };
+
+export interface SavedAnn {
+  meta: AnnMeta;
+  sections: ArrayBufferView[];
 }
 
 /**
@@ -29,6 +45,7 @@ export interface Ann {
  */
 export const FLOAT_GRAPH = { m: 32, efConstruction: 256 };
 export const CODE_GRAPH = { m: 24, efConstruction: 256 };
+const CODE_PARAMS = { ...CODE_GRAPH, pruneOverflow: true };
 
 /**
  * hnswlib-node (native hnswlib) for float vectors. Its spaces: `ip` gives 1 - dot, `cosine` the
@@ -75,6 +92,17 @@ export class HnswlibAnn implements Ann {
   distances(): number[] {
     throw new Error('hnswlib holds floats: scan the stored vectors instead');
   }
+  save(sidecar: string): SavedAnn {
+    this.index.writeIndexSync(sidecar);
+    return { meta: { kind: 'hnswlib', ...FLOAT_GRAPH, sidecar, live: this.live }, sections: [] };
+  }
+  static restore(dims: number, distance: Distance, meta: Extract<AnnMeta, { kind: 'hnswlib' }>): HnswlibAnn {
+    const ann = new HnswlibAnn(dims, distance, 16);
+    ann.index.readIndexSync(meta.sidecar);
+    ann.capacity = ann.index.getMaxElements();
+    ann.live = meta.live;
+    return ann;
+  }
   bytes() {
     // hnswlib's layout: per element, level-0 links (2M + 1 ints), the float vector and an 8-byte
     // label; upper levels hold about 1/M of the elements with M + 1 ints each, plus a lock.
@@ -91,9 +119,10 @@ export class CodeAnn implements Ann {
   constructor(
     readonly label: string,
     space: CodeSpace,
+    graph?: Hnsw,
   ) {
     // hnswlib's overflow pruning: at 100,000 int8 vectors it lifted recall@10 from 0.980 to 0.996 (ef 192) at the same build time.
-    this.graph = new Hnsw(space, { ...CODE_GRAPH, pruneOverflow: true });
+    this.graph = graph ?? new Hnsw(space, CODE_PARAMS);
     this.exactDistances = space instanceof FloatCodes;
   }
   add(slot: number, v: Float32Array) {
@@ -109,6 +138,14 @@ export class CodeAnn implements Ann {
   }
   bytes() {
     return this.graph.bytes();
+  }
+  save(): SavedAnn {
+    const space = this.graph.space;
+    const { meta: graph, sections } = this.graph.exportState();
+    const capacity = space.capacity();
+    const meta: AnnMeta =
+      space instanceof ScalarCodes ? { kind: 'hnsw-int8', lo: space.lo, hi: space.hi, capacity, graph } : { kind: 'hnsw-binary', capacity, graph };
+    return { meta, sections: [...sections, ...space.exportCodes()] };
   }
   floatVector(slot: number) {
     const space = this.graph.space;
@@ -143,6 +180,25 @@ export function makeAnn(opts: {
     case 'binary':
       return new CodeAnn('hnsw-binary', new BinaryCodes(opts.dims, cap));
   }
+}
+
+/**
+ * An index from a saved graph, without reinserting a point. Throws when the save does not fit
+ * the index (another quantization or graph parameters): the caller then rebuilds.
+ */
+export function restoreAnn(opts: { dims: number; distance: Distance; quantization: QuantizationKind }, meta: AnnMeta, sections: Uint8Array[]): Ann {
+  const expected = { none: 'hnswlib', scalar: 'hnsw-int8', binary: 'hnsw-binary' }[opts.quantization];
+  if (meta.kind !== expected) throw new Error(`saved as ${meta.kind}, the index needs ${expected}`);
+  if (meta.kind === 'hnswlib') {
+    if (meta.m !== FLOAT_GRAPH.m || meta.efConstruction !== FLOAT_GRAPH.efConstruction) throw new Error('saved with other graph parameters');
+    return HnswlibAnn.restore(opts.dims, opts.distance, meta);
+  }
+  if (meta.graph.m !== CODE_GRAPH.m || meta.graph.efConstruction !== CODE_GRAPH.efConstruction) throw new Error('saved with other graph parameters');
+  const space =
+    meta.kind === 'hnsw-int8' ? new ScalarCodes(opts.dims, opts.distance, meta.lo, meta.hi, meta.capacity) : new BinaryCodes(opts.dims, meta.capacity);
+  const graphSections = sections.slice(0, 4);
+  space.importCodes(sections.slice(4));
+  return new CodeAnn(meta.kind, space, Hnsw.restore(space, CODE_PARAMS, meta.graph, graphSections));
 }
 
 /** hnswlib distance to Qdrant score (for float ANN results reported without rescoring). */

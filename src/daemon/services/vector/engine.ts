@@ -1,5 +1,5 @@
 import type { Distance, QuantizationKind } from '../../../api/vector.js';
-import { annDistanceToScore, makeAnn, type Ann } from './ann.js';
+import { annDistanceToScore, makeAnn, type Ann, type SavedAnn } from './ann.js';
 import type { Payload, Predicate } from './filter.js';
 import { compareScored, exactScore, fromBlob } from './scoring.js';
 import type { VectorStore } from './store.js';
@@ -40,6 +40,13 @@ export interface SearchStats {
   ef?: number;
 }
 
+/** A graph saved earlier: the index, which key each slot held, and the write sequence it reflects. */
+export interface SavedGraph {
+  ann: Ann;
+  keys: string[];
+  seq: number;
+}
+
 /** Candidate oversampling before float rescoring: codes rank coarsely, binary the most. */
 const OVERSAMPLE: Record<QuantizationKind, number> = { none: 1, scalar: 4, binary: 16 };
 const SELECTIVITY_SAMPLE = 256;
@@ -61,6 +68,8 @@ export class IndexEngine {
   /** Slots below `loadEnd` were loaded from SQLite at start; those below `graphFilled` are in the graph. */
   private loadEnd = 0;
   private graphFilled = 0;
+  /** Graph insertions and removals since the load or the last save: what a restart would redo. */
+  changes = 0;
 
   constructor(
     private s: EngineSettings,
@@ -93,7 +102,8 @@ export class IndexEngine {
    * once. The graph is filled afterwards in slices (`fillGraph`); until it is whole, queries scan
    * the stored vectors exactly, so they are slower but never miss a point.
    */
-  beginLoad(): void {
+  beginLoad(saved?: SavedGraph): void {
+    if (saved) return this.beginFromSaved(saved);
     const count = this.store.countPoints(this.s.id);
     if (count > 0) {
       const sample: Float32Array[] = [];
@@ -104,13 +114,56 @@ export class IndexEngine {
       // Sized for what is stored, so a rebuilt index holds no growth slack.
       this.ann = this.newAnn(sample, count);
     }
-    for (const r of this.store.iterateKeysAndPayloads(this.s.id)) {
-      const slot = this.nextSlot++;
-      this.slotOf.set(r.id_key, slot);
-      this.keyOf[slot] = r.id_key;
-      if (this.payloads) this.payloads[slot] = JSON.parse(r.payload) as Payload;
-    }
+    for (const r of this.store.iterateKeysAndPayloads(this.s.id)) this.place(this.nextSlot++, r.id_key, r.payload);
     this.loadEnd = this.nextSlot;
+  }
+
+  /**
+   * Start-up from a saved graph: slots whose point is unchanged since the save keep their place in
+   * the graph; points deleted or rewritten since leave it, and rewritten or new points are filled
+   * in like a rebuild's, so only what changed after the save is reinserted.
+   */
+  private beginFromSaved(saved: SavedGraph): void {
+    this.ann = saved.ann;
+    const savedSlot = new Map<string, number>();
+    saved.keys.forEach((k, slot) => k && savedSlot.set(k, slot));
+    this.nextSlot = saved.keys.length;
+    this.keyOf = new Array<string>(this.nextSlot).fill('');
+    const fresh: Array<{ key: string; payload: string }> = [];
+    for (const r of this.store.iterateKeysAndPayloads(this.s.id)) {
+      const slot = savedSlot.get(r.id_key);
+      if (slot === undefined || r.seq > saved.seq) {
+        fresh.push({ key: r.id_key, payload: r.payload });
+        continue;
+      }
+      savedSlot.delete(r.id_key);
+      this.place(slot, r.id_key, r.payload);
+    }
+    for (const slot of savedSlot.values()) this.ann.remove(slot);
+    this.graphFilled = this.nextSlot;
+    for (const f of fresh) this.place(this.nextSlot++, f.key, f.payload);
+    this.loadEnd = this.nextSlot;
+    this.changes = savedSlot.size;
+  }
+
+  private place(slot: number, key: string, payload: string): void {
+    this.slotOf.set(key, slot);
+    this.keyOf[slot] = key;
+    if (this.payloads) this.payloads[slot] = JSON.parse(payload) as Payload;
+  }
+
+  /** The graph for saving (whole graphs only), with its keys by slot. */
+  save(sidecar: string): { ann: SavedAnn; keys: string[] } | undefined {
+    if (!this.ann || !this.graphComplete) return undefined;
+    const keys = Array.from({ length: this.nextSlot }, (_, slot) => this.keyOf[slot] ?? '');
+    const ann = this.ann.save(sidecar);
+    this.changes = 0;
+    return { ann, keys };
+  }
+
+  /** Share of the graph's slots that are tombstones; a save that is mostly tombstones is better rebuilt. */
+  get tombstoneShare(): number {
+    return this.nextSlot ? 1 - this.slotOf.size / this.nextSlot : 0;
   }
 
   /** Step two: adds stored vectors of loaded slots to the graph for about `budgetMs`; true while some remain. */
@@ -124,13 +177,21 @@ export class IndexEngine {
       let slot = this.graphFilled;
       while (slot < end) {
         const blob = this.keyOf[slot] ? vectors.get(this.keyOf[slot]!) : undefined;
-        if (blob) this.ann!.add(slot, fromBlob(blob));
+        if (blob) {
+          this.ann!.add(slot, fromBlob(blob));
+          this.changes++;
+        }
         this.graphFilled = ++slot;
         // One insertion into a dense graph of large vectors takes milliseconds: check after each.
         if (blob && performance.now() - started >= budgetMs) return this.graphFilled < this.loadEnd;
       }
     }
     return false;
+  }
+
+  /** Loaded points still to be inserted into the graph. */
+  get pendingFill(): number {
+    return this.loadEnd - this.graphFilled;
   }
 
   /** Whether every loaded point is in the graph (new points enter it as they are written). */
@@ -156,6 +217,7 @@ export class IndexEngine {
     }
     const slot = this.nextSlot++;
     this.ann!.add(slot, v);
+    this.changes++;
     this.slotOf.set(key, slot);
     this.keyOf[slot] = key;
     if (this.payloads) this.payloads[slot] = payload;
@@ -172,6 +234,7 @@ export class IndexEngine {
       const slot = this.slotOf.get(k);
       if (slot === undefined) continue;
       if (this.inGraph(slot)) this.ann!.remove(slot);
+      this.changes++;
       this.slotOf.delete(k);
       this.keyOf[slot] = '';
       if (this.payloads) this.payloads[slot] = undefined;

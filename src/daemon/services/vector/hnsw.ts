@@ -2,6 +2,19 @@ import { grown } from './capacity.js';
 import { Heap } from './heap.js';
 import type { CodeSpace } from './quantization.js';
 
+/** Scalars of a saved graph; its arrays travel as sections. */
+export interface HnswStateMeta {
+  m: number;
+  efConstruction: number;
+  entry: number;
+  maxLevel: number;
+  rngState: number;
+  live: number;
+}
+
+/** An aligned copy of a section, for typed-array views wider than a byte. */
+export const copyBuffer = (b: Uint8Array): ArrayBuffer => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+
 export interface HnswParams {
   m: number;
   efConstruction: number;
@@ -29,6 +42,7 @@ export class Hnsw {
   private entry = -1;
   private maxLevel = -1;
   private rng: () => number;
+  private rngState: number;
   private live = 0;
 
   constructor(
@@ -42,10 +56,10 @@ export class Hnsw {
     this.levels = new Uint8Array(cap);
     this.deleted = new Uint8Array(cap);
     this.visited = new Uint32Array(cap);
-    let s = params.seed ?? 42;
+    this.rngState = params.seed ?? 42;
     this.rng = () => {
       // mulberry32: deterministic levels make builds reproducible.
-      s = (s + 0x6d2b79f5) | 0;
+      const s = (this.rngState = (this.rngState + 0x6d2b79f5) | 0);
       let t = Math.imul(s ^ (s >>> 15), 1 | s);
       t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
       return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
@@ -54,6 +68,45 @@ export class Hnsw {
 
   get count() {
     return this.live;
+  }
+
+  /** Everything needed to restore the graph (the code space saves its codes separately). */
+  exportState(): { meta: HnswStateMeta; sections: ArrayBufferView[] } {
+    const cap = this.space.capacity();
+    const upper: number[] = [];
+    for (let slot = 0; slot < cap; slot++) for (const l of this.upper.get(slot) ?? []) upper.push(...l);
+    return {
+      meta: { m: this.params.m, efConstruction: this.params.efConstruction, entry: this.entry, maxLevel: this.maxLevel, rngState: this.rngState, live: this.live },
+      sections: [this.links0, this.levels, this.deleted, Int32Array.from(upper)],
+    };
+  }
+
+  /** A graph from `exportState` over a space restored to the same capacity. */
+  static restore(space: CodeSpace, params: HnswParams, meta: HnswStateMeta, sections: Uint8Array[]): Hnsw {
+    const g = new Hnsw(space, params);
+    const [links0, levels, deleted, upper] = sections as [Uint8Array, Uint8Array, Uint8Array, Uint8Array];
+    const cap = space.capacity();
+    if (links0.byteLength !== cap * (g.m0 + 1) * 4 || levels.byteLength !== cap || deleted.byteLength !== cap) {
+      throw new Error('graph sections do not match the code space');
+    }
+    g.links0.set(new Int32Array(copyBuffer(links0)));
+    g.levels.set(levels);
+    g.deleted.set(deleted);
+    const up = new Int32Array(copyBuffer(upper));
+    let o = 0;
+    for (let slot = 0; slot < cap; slot++) {
+      const n = g.levels[slot]!;
+      if (n === 0) continue;
+      const ls: Int32Array[] = [];
+      for (let l = 0; l < n; l++, o += params.m + 1) ls.push(up.slice(o, o + params.m + 1));
+      g.upper.set(slot, ls);
+    }
+    if (o !== up.length) throw new Error('graph upper links do not match the levels');
+    g.entry = meta.entry;
+    g.maxLevel = meta.maxLevel;
+    g.rngState = meta.rngState;
+    g.live = meta.live;
+    return g;
   }
 
   /** Bytes held: codes plus links (level 0 and upper levels). */

@@ -29,4 +29,7 @@ export const vectorMigrations = [
      payload TEXT NOT NULL,
      PRIMARY KEY (index_id, id_key)
    )`,
+  // Saved graphs record the write sequence they reflect; rows written after it are reinserted on load.
+  `ALTER TABLE vec_indexes ADD COLUMN write_seq INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE vec_points ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;`,
 ];

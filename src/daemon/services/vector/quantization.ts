@@ -18,6 +18,19 @@ export interface CodeSpace {
   prepare(q: Float32Array): unknown;
   distQ(prep: unknown, slot: number): number;
   distSS(a: number, b: number): number;
+  /** The codes as sections of a saved graph, and their restore into a space of the same capacity. */
+  exportCodes(): ArrayBufferView[];
+  importCodes(sections: Uint8Array[]): void;
+}
+
+/** Copies saved sections into same-sized typed arrays, refusing any size mismatch. */
+function fill(targets: Array<Uint8Array | Uint32Array | Float32Array>, sections: Uint8Array[]): void {
+  if (sections.length !== targets.length) throw new Error('saved codes have the wrong number of sections');
+  targets.forEach((t, i) => {
+    const src = sections[i]!;
+    if (src.byteLength !== t.byteLength) throw new Error('saved codes do not match the index capacity');
+    new Uint8Array(t.buffer, t.byteOffset, t.byteLength).set(src);
+  });
 }
 
 export class FloatCodes implements CodeSpace {
@@ -47,6 +60,12 @@ export class FloatCodes implements CodeSpace {
   }
   vector(slot: number) {
     return this.data.slice(slot * this.dims, (slot + 1) * this.dims);
+  }
+  exportCodes() {
+    return [this.data];
+  }
+  importCodes(sections: Uint8Array[]) {
+    fill([this.data], sections);
   }
   distQ(prep: unknown, slot: number) {
     const q = prep as Float32Array;
@@ -111,6 +130,12 @@ export class ScalarCodes implements CodeSpace {
     this.norms = new Float32Array(cap);
     this.step = hi > lo ? (hi - lo) / 254 : 1;
     this.bytesPerVector = this.row + 8;
+  }
+  exportCodes() {
+    return [this.u8.subarray(this.codesOff, this.codesOff + this.capacity() * this.row), this.sums, this.norms];
+  }
+  importCodes(sections: Uint8Array[]) {
+    fill([this.u8.subarray(this.codesOff, this.codesOff + this.capacity() * this.row), this.sums, this.norms], sections);
   }
   /** Whether the SIMD kernels score the codes (false: the JavaScript loops). */
   get accelerated() {
@@ -251,6 +276,12 @@ export class BinaryCodes implements CodeSpace {
     const b = new Uint32Array(cap * this.words);
     b.set(this.bits);
     this.bits = b;
+  }
+  exportCodes() {
+    return [this.bits];
+  }
+  importCodes(sections: Uint8Array[]) {
+    fill([this.bits], sections);
   }
   private encode(v: Float32Array, out: Uint32Array, o: number) {
     for (let w = 0; w < this.words; w++) out[o + w] = 0;

@@ -1,10 +1,19 @@
+import { join } from 'node:path';
 import type { AreaContext } from '../../area.js';
 import { isoNow } from '../../clock.js';
-import { IndexEngine } from './engine.js';
+import { IndexEngine, type SavedGraph } from './engine.js';
+import { GraphSaves } from './graph-saves.js';
 import { VectorStore, type IndexRow } from './store.js';
 
 /** Graph filling at start runs in slices this long, so requests wait at most about this much. */
 const FILL_SLICE_MS = 20;
+/**
+ * A graph is saved once this many insertions and removals would have to be redone on restart,
+ * at least MIN_CHANGES: a save writes the whole graph, so its cost stays proportional to the
+ * work it spares. Shutdown saves every graph that changed.
+ */
+const SAVE_SHARE = 0.1;
+const SAVE_MIN_CHANGES = 1000;
 
 /**
  * Live state of the vector area: the store, one engine per ready index, the readiness timers of
@@ -16,17 +25,21 @@ export class VectorRuntime {
   private readyTimers = new Map<string, NodeJS.Timeout>();
   private countTimer?: NodeJS.Timeout;
   private loadTimer?: NodeJS.Timeout;
+  private saveTimer?: NodeJS.Timeout;
+  private readonly saves: GraphSaves;
   /** True between start() and stop(): health reports the engine and scheduler down otherwise. */
   running = false;
 
   constructor(readonly ctx: AreaContext) {
     this.store = new VectorStore(ctx.db);
+    this.saves = new GraphSaves(join(ctx.config.home, 'vector'));
   }
 
   /** Starts timers: pending indexes become ready, engines rebuild in the background, counts refresh. */
   start(): void {
     this.running = true;
     const rows = this.store.allIndexes();
+    this.saves.prune(new Set(rows.map((r) => r.id)));
     for (const r of rows) if (r.state === 'pending') this.scheduleReady(r.id);
     const toLoad = rows.filter((r) => r.state === 'ready').map((r) => r.id);
     // Load one index per tick so the listener answers meanwhile; a data call for an index not yet
@@ -41,10 +54,34 @@ export class VectorRuntime {
     this.loadTimer = setTimeout(next, 0);
     this.countTimer = setInterval(() => this.refreshCounts(), this.ctx.config.vector.countRefreshMs);
     this.countTimer.unref();
+    this.saveTimer = setInterval(() => this.saveGraphs(false), this.ctx.config.vector.graphSaveMs);
+    this.saveTimer.unref();
+  }
+
+  /** Saves whole graphs that changed enough since their last save (`all`: any change, at shutdown). */
+  saveGraphs(all: boolean): void {
+    for (const [id, engine] of this.engines) {
+      const due = all ? engine.changes > 0 : engine.changes >= Math.max(SAVE_MIN_CHANGES, engine.size * SAVE_SHARE);
+      if (due && engine.graphComplete) this.save(id, engine);
+    }
+  }
+
+  private save(id: string, engine: IndexEngine): void {
+    const started = performance.now();
+    try {
+      if (this.saves.save(id, engine, this.store.writeSeq(id))) {
+        this.ctx.log.info('vector graph saved', { index: id, points: engine.size, ms: Math.round(performance.now() - started) });
+      }
+    } catch (e) {
+      // The graph stays usable: a failed save only costs a rebuild on the next start.
+      this.ctx.log.warn('vector graph save failed', { index: id, error: String(e) });
+    }
   }
 
   stop(): void {
     this.running = false;
+    clearInterval(this.saveTimer);
+    this.saveGraphs(true);
     for (const t of this.readyTimers.values()) clearTimeout(t);
     this.readyTimers.clear();
     clearInterval(this.countTimer);
@@ -106,14 +143,35 @@ export class VectorRuntime {
     const existing = this.engines.get(row.id);
     if (existing) return existing;
     const engine = this.newEngine(row);
-    engine.beginLoad();
+    const saved = this.savedGraph(row);
+    engine.beginLoad(saved);
+    if (saved) {
+      this.ctx.log.info('vector graph loaded from its save', {
+        index: row.id,
+        kept: engine.size - engine.pendingFill,
+        reinserting: engine.pendingFill,
+        removed: engine.changes,
+      });
+    }
     this.engines.set(row.id, engine);
     const fill = () => {
       // stop() and drop() unregister the engine, which ends its fill.
-      if (this.engines.get(row.id) === engine && engine.fillGraph(FILL_SLICE_MS)) setImmediate(fill);
+      if (this.engines.get(row.id) !== engine) return;
+      if (engine.fillGraph(FILL_SLICE_MS)) setImmediate(fill);
+      else if (engine.changes >= Math.max(SAVE_MIN_CHANGES, engine.size * SAVE_SHARE)) this.save(row.id, engine);
     };
     fill();
     return engine;
+  }
+
+  /** The index's saved graph when one is usable; an unreadable one is reported and rebuilt from SQLite. */
+  private savedGraph(row: IndexRow): SavedGraph | undefined {
+    try {
+      return this.saves.load(row);
+    } catch (e) {
+      this.ctx.log.warn('vector graph save unusable, rebuilding from the database', { index: row.id, error: String(e) });
+      return undefined;
+    }
   }
 
   /** False while a ready index waits for its start-up load or its graph is still filling. */
@@ -125,5 +183,6 @@ export class VectorRuntime {
     clearTimeout(this.readyTimers.get(id));
     this.readyTimers.delete(id);
     this.engines.delete(id);
+    this.saves.remove(id);
   }
 }

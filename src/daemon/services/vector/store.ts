@@ -101,12 +101,16 @@ export class VectorStore {
       .run(n, n, now, id);
   }
 
+  /** Call inside a transaction: the rows and the raised write sequence commit together. */
   upsertPoints(indexId: string, rows: PointRow[]): void {
+    const { write_seq: seq } = this.q('UPDATE vec_indexes SET write_seq = write_seq + 1 WHERE id = ? RETURNING write_seq').get(indexId) as {
+      write_seq: number;
+    };
     const stmt = this.q(
-      `INSERT INTO vec_points (index_id, id_key, vector, payload) VALUES (?, ?, ?, ?)
-       ON CONFLICT (index_id, id_key) DO UPDATE SET vector = excluded.vector, payload = excluded.payload`,
+      `INSERT INTO vec_points (index_id, id_key, vector, payload, seq) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (index_id, id_key) DO UPDATE SET vector = excluded.vector, payload = excluded.payload, seq = excluded.seq`,
     );
-    for (const r of rows) stmt.run(indexId, r.id_key, r.vector, r.payload);
+    for (const r of rows) stmt.run(indexId, r.id_key, r.vector, r.payload, seq);
   }
 
   deletePoints(indexId: string, keys: string[]): number {
@@ -121,10 +125,15 @@ export class VectorStore {
     return this.q('SELECT id_key, vector, payload FROM vec_points WHERE index_id = ? ORDER BY id_key').iterate(indexId) as IterableIterator<PointRow>;
   }
 
-  iterateKeysAndPayloads(indexId: string, fromKey = ''): IterableIterator<{ id_key: string; payload: string }> {
+  iterateKeysAndPayloads(indexId: string, fromKey = ''): IterableIterator<{ id_key: string; payload: string; seq: number }> {
     return this.db
-      .prepare('SELECT id_key, payload FROM vec_points WHERE index_id = ? AND id_key >= ? ORDER BY id_key')
-      .iterate(indexId, fromKey) as IterableIterator<{ id_key: string; payload: string }>;
+      .prepare('SELECT id_key, payload, seq FROM vec_points WHERE index_id = ? AND id_key >= ? ORDER BY id_key')
+      .iterate(indexId, fromKey) as IterableIterator<{ id_key: string; payload: string; seq: number }>;
+  }
+
+  /** The index's write sequence: every upsert statement raises it and stamps its rows with it. */
+  writeSeq(indexId: string): number {
+    return (this.q('SELECT write_seq FROM vec_indexes WHERE id = ?').get(indexId) as { write_seq: number } | undefined)?.write_seq ?? 0;
   }
 
   vectorOf(indexId: string, key: string): Buffer | undefined {
