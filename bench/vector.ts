@@ -14,11 +14,12 @@
  * of 1000 and queries, to show what the API adds on top of the engine.
  *
  * Run: npx tsx --expose-gc bench/vector.ts [--n 20000] [--dims 768] [--queries 200] [--compare 5000]
- *      [--kinds none,scalar] [--http 5000] [--ef 256,512]
+ *      [--kinds none,scalar] [--http 5000] [--ef 256,512] [--restart 0]
+ * (--restart 0 skips the start-up measurement, which rebuilds the index once more)
  * (or `npm run bench vector`, which uses the same defaults; BENCH_VECTOR_N also sets --n).
  */
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -30,7 +31,8 @@ import { IndexEngine } from '../src/daemon/services/vector/engine.js';
 import { vectorMigrations } from '../src/daemon/services/vector/migrations.js';
 import { intKey } from '../src/daemon/services/vector/point-ids.js';
 import { toBlob } from '../src/daemon/services/vector/scoring.js';
-import { VectorStore } from '../src/daemon/services/vector/store.js';
+import { VectorStore, type IndexRow } from '../src/daemon/services/vector/store.js';
+import { GraphSaves } from '../src/daemon/services/vector/graph-saves.js';
 import { rng } from '../test/vector/data.js';
 import { percentile, type Row } from './lib.js';
 import { compareLibraries } from './vector-libraries.js';
@@ -118,6 +120,7 @@ interface Measured {
   rssPerVector: number | undefined;
   rssMarginal: number | undefined;
   sweep: Array<{ ef: number; recall: number; p50: number; p99: number }>;
+  restart: ReturnType<typeof measureRestart> | undefined;
 }
 
 /** Builds an engine like the daemon's, upserting in API-sized batches, then queries it. */
@@ -139,7 +142,8 @@ function measureEngine(quantization: QuantizationKind, base: Float32Array, queri
   let rssHalf: number | undefined;
   // Kept by reference in the engine, so the ef sweep below can widen the beam of the built index.
   const planner = { ...v };
-  const engine = new IndexEngine({ id: 'i', dims, distance: DISTANCE, quantization, payloadOnDisk: false }, store, planner);
+  const settings = { id: 'i', dims, distance: DISTANCE, quantization, payloadOnDisk: false };
+  const engine = new IndexEngine(settings, store, planner);
   const n = base.length / dims;
   const t0 = performance.now();
   for (let b = 0; b < n; b += 1000) {
@@ -163,7 +167,7 @@ function measureEngine(quantization: QuantizationKind, base: Float32Array, queri
   const rssMarginal = rssHalf !== undefined ? (rss1 - rssHalf) / (n - Math.ceil(n / 2000) * 1000) : undefined;
 
   const nq = queries.length / dims;
-  const queryAll = () => {
+  const queryAll = (engine: IndexEngine) => {
     const lat: number[] = [];
     let hits = 0;
     const q0 = performance.now();
@@ -177,16 +181,19 @@ function measureEngine(quantization: QuantizationKind, base: Float32Array, queri
     }
     return { lat, recall: hits / (K * nq), qs: (performance.now() - q0) / 1000 };
   };
-  const { lat, recall, qs } = queryAll();
+  const { lat, recall, qs } = queryAll(engine);
   // A large build is too costly to repeat per beam width: sweep the search ef on the same index
   // (as given: the doubling for large indexes is off during the sweep).
   const sweep = efSweep().map((ef) => {
     planner.ef = ef;
     planner.wideEfFromPoints = Infinity;
-    const r = queryAll();
+    const r = queryAll(engine);
     return { ef, recall: r.recall, p50: percentile(r.lat, 50), p99: percentile(r.lat, 99) };
   });
   const accounted = engine.memoryBytes() / n;
+  planner.ef = v.ef;
+  planner.wideEfFromPoints = v.wideEfFromPoints;
+  const restart = arg('restart', 1) ? measureRestart(engine, { id: 'i', dimensions: dims, distance: DISTANCE, q_kind: quantization } as IndexRow, () => new IndexEngine(settings, store, planner), store, dir, (e) => queryAll(e).recall) : undefined;
   db.close();
   rmSync(dir, { recursive: true, force: true });
   return {
@@ -201,7 +208,32 @@ function measureEngine(quantization: QuantizationKind, base: Float32Array, queri
     accountedPerVector: accounted,
     rssPerVector,
     rssMarginal,
+    restart,
   };
+}
+
+/**
+ * A daemon start with and without a saved graph: the save (it blocks the event loop), its files,
+ * loading it, and the rebuild from SQLite it spares, each ending with a whole graph.
+ */
+function measureRestart(built: IndexEngine, row: IndexRow, fresh: () => IndexEngine, store: VectorStore, dir: string, recallOf: (e: IndexEngine) => number) {
+  const graphs = join(dir, 'graphs');
+  const saves = new GraphSaves(graphs);
+  let t = performance.now();
+  saves.save('i', built, store.writeSeq('i'));
+  const saveMs = performance.now() - t;
+  const fileBytes = readdirSync(graphs).reduce((sum, f) => sum + statSync(join(graphs, f)).size, 0);
+  t = performance.now();
+  const loaded = fresh();
+  loaded.beginLoad(saves.load(row));
+  loaded.fillGraph(Infinity);
+  const loadMs = performance.now() - t;
+  t = performance.now();
+  const rebuilt = fresh();
+  rebuilt.beginLoad();
+  rebuilt.fillGraph(Infinity);
+  const rebuildMs = performance.now() - t;
+  return { saveMs, fileBytes, loadMs, rebuildMs, recallLoaded: recallOf(loaded), recallRebuilt: recallOf(rebuilt) };
 }
 
 const f = (x: number, d = 2) => x.toFixed(d);
@@ -326,6 +358,24 @@ export async function vectorBench(): Promise<Row[]> {
         baseline: `${f(exactP50)} ms exact`,
         ratio: `${f(w.p50 / exactP50, 3)}x p50`,
       })),
+      ...(m.restart
+        ? [
+            {
+              bench: tag,
+              metric: 'start with the saved graph vs rebuild from SQLite',
+              value: `${f(m.restart.loadMs / 1000, 2)} s (recall ${f(m.restart.recallLoaded, 4)})`,
+              baseline: `${f(m.restart.rebuildMs / 1000, 1)} s (recall ${f(m.restart.recallRebuilt, 4)})`,
+              ratio: `${f(m.restart.rebuildMs / m.restart.loadMs, 0)}x faster`,
+            },
+            {
+              bench: tag,
+              metric: 'graph save (blocks the daemon) / file size',
+              value: `${f(m.restart.saveMs, 0)} ms / ${f(m.restart.fileBytes / 2 ** 20, 1)} MiB`,
+              baseline: `${f((n * rawBytes) / 2 ** 20, 1)} MiB raw`,
+              ratio: `${f(m.restart.fileBytes / (n * rawBytes))}x`,
+            },
+          ]
+        : []),
       {
         bench: tag,
         metric: 'resident bytes/vector (RSS growth over the second half)',

@@ -49,6 +49,21 @@ export function cliSandbox(env: Record<string, string> = {}) {
     /** The environment every run gets, for tests that spawn a long-running command themselves. */
     env: baseEnv,
     run,
+    /** SIGKILLs the sandbox's daemon (a crash) and waits until it is gone; returns its pid. */
+    async killDaemon(): Promise<number> {
+      const { pid } = (await run(['daemon', 'status', '--json'])).json as { pid: number };
+      process.kill(pid, 'SIGKILL');
+      const end = Date.now() + 10_000;
+      while (Date.now() < end) {
+        try {
+          process.kill(pid, 0);
+        } catch {
+          return pid;
+        }
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error(`daemon ${pid} still alive 10 s after SIGKILL`);
+    },
     async stop() {
       await run(['daemon', 'stop']);
       rmSync(home, { recursive: true, force: true });

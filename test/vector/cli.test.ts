@@ -74,16 +74,7 @@ describe('platform indexes (built CLI against a spawned daemon)', () => {
     const before = (await cli.run(query)).json;
     expect(before.results).toHaveLength(5);
 
-    const { pid } = (await cli.run(['daemon', 'status', '--json'])).json;
-    process.kill(pid, 'SIGKILL');
-    await waitFor(() => {
-      try {
-        process.kill(pid, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    }, 10_000);
+    const pid = await cli.killDaemon();
 
     const after = await cli.run(query);
     expect(after.exitCode, after.stderr).toBe(0);

@@ -41,16 +41,7 @@ describe('saved graphs across a SIGKILL (spawned daemon)', () => {
     data.slice(N + 40, N + 50).forEach((v, i) => live.set(i, v));
     for (let id = 10; id < 20; id++) live.delete(id);
 
-    const { pid } = (await cli.run(['daemon', 'status', '--json'])).json;
-    process.kill(pid, 'SIGKILL');
-    await waitFor(() => {
-      try {
-        process.kill(pid, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    }, 10_000);
+    await cli.killDaemon();
 
     for (const q of [data[N + 45]!, data[N + 5]!, data[500]!]) {
       const exact = [...live]

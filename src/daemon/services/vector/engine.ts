@@ -161,11 +161,6 @@ export class IndexEngine {
     return { ann, keys };
   }
 
-  /** Share of the graph's slots that are tombstones; a save that is mostly tombstones is better rebuilt. */
-  get tombstoneShare(): number {
-    return this.nextSlot ? 1 - this.slotOf.size / this.nextSlot : 0;
-  }
-
   /** Step two: adds stored vectors of loaded slots to the graph for about `budgetMs`; true while some remain. */
   fillGraph(budgetMs: number): boolean {
     const started = performance.now();
