@@ -54,7 +54,7 @@ export class VectorRuntime {
     this.loadTimer = setTimeout(next, 0);
     this.countTimer = setInterval(() => this.refreshCounts(), this.ctx.config.vector.countRefreshMs);
     this.countTimer.unref();
-    this.saveTimer = setInterval(() => this.saveGraphs(false), this.ctx.config.vector.graphSaveMs);
+    this.saveTimer = setInterval(() => this.saveGraphs(false), Math.max(100, this.ctx.config.vector.graphSaveMs));
     this.saveTimer.unref();
   }
 
