@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -91,8 +91,8 @@ describe('restart on the same state directory', () => {
       expect((await query()).filter((id: number) => exactTop.includes(id)).length).toBeGreaterThanOrEqual(9);
       await d.close();
 
-      // Without a save (a first start after an upgrade, or an unreadable file) the graph is rebuilt.
-      rmSync(join(home3, 'vector'), { recursive: true });
+      // An unreadable save (here: damaged) is set aside and the graph rebuilt, as without one.
+      writeFileSync(join(home3, 'vector', `${id}.graph`), 'damaged');
       d = await startVectorDaemon({ exactMaxPoints: 0 }, { home: home3 });
       token = await d.adminToken();
       const during = await view();

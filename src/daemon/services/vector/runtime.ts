@@ -1,19 +1,18 @@
 import { join } from 'node:path';
 import type { AreaContext } from '../../area.js';
 import { isoNow } from '../../clock.js';
-import { IndexEngine, type SavedGraph } from './engine.js';
+import { IndexEngine } from './engine.js';
 import { GraphSaves } from './graph-saves.js';
 import { VectorStore, type IndexRow } from './store.js';
 
 /** Graph filling at start runs in slices this long, so requests wait at most about this much. */
 const FILL_SLICE_MS = 20;
 /**
- * A graph is saved once this many insertions and removals would have to be redone on restart,
- * at least MIN_CHANGES: a save writes the whole graph, so its cost stays proportional to the
- * work it spares. Shutdown saves every graph that changed.
+ * A graph is saved once the insertions and removals a restart would redo reach 10 % of its points
+ * (at least 1,000): a save writes the whole graph, so its cost stays proportional to the work it
+ * spares. Shutdown saves every graph that changed.
  */
-const SAVE_SHARE = 0.1;
-const SAVE_MIN_CHANGES = 1000;
+const saveDue = (engine: IndexEngine) => engine.changes >= Math.max(1000, engine.size * 0.1);
 
 /**
  * Live state of the vector area: the store, one engine per ready index, the readiness timers of
@@ -61,7 +60,7 @@ export class VectorRuntime {
   /** Saves whole graphs that changed enough since their last save (`all`: any change, at shutdown). */
   saveGraphs(all: boolean): void {
     for (const [id, engine] of this.engines) {
-      const due = all ? engine.changes > 0 : engine.changes >= Math.max(SAVE_MIN_CHANGES, engine.size * SAVE_SHARE);
+      const due = all ? engine.changes > 0 : saveDue(engine);
       if (due && engine.graphComplete) this.save(id, engine);
     }
   }
@@ -134,44 +133,50 @@ export class VectorRuntime {
   }
 
   /**
-   * The engine of a ready index, loaded from SQLite on first use after a start: keys and payloads
-   * at once, the graph in slices of about FILL_SLICE_MS between which the event loop runs, so a
-   * large index neither blocks the daemon nor answers from a partial graph (the engine scans
-   * exactly until its graph is whole).
+   * The engine of a ready index, loaded on first use after a start: keys and payloads at once,
+   * the graph from its save when there is one, and what the save lacks in slices of about
+   * FILL_SLICE_MS between which the event loop runs, so a large index neither blocks the daemon
+   * nor answers from a partial graph (the engine scans exactly until its graph is whole).
    */
   engine(row: IndexRow): IndexEngine {
     const existing = this.engines.get(row.id);
     if (existing) return existing;
-    const engine = this.newEngine(row);
-    const saved = this.savedGraph(row);
-    engine.beginLoad(saved);
-    if (saved) {
-      this.ctx.log.info('vector graph loaded from its save', {
-        index: row.id,
-        kept: engine.size - engine.pendingFill,
-        reinserting: engine.pendingFill,
-        removed: engine.changes,
-      });
-    }
+    const engine = this.loadEngine(row);
     this.engines.set(row.id, engine);
     const fill = () => {
       // stop() and drop() unregister the engine, which ends its fill.
       if (this.engines.get(row.id) !== engine) return;
       if (engine.fillGraph(FILL_SLICE_MS)) setImmediate(fill);
-      else if (engine.changes >= Math.max(SAVE_MIN_CHANGES, engine.size * SAVE_SHARE)) this.save(row.id, engine);
+      else if (saveDue(engine)) this.save(row.id, engine);
     };
     fill();
     return engine;
   }
 
-  /** The index's saved graph when one is usable; an unreadable one is reported and rebuilt from SQLite. */
-  private savedGraph(row: IndexRow): SavedGraph | undefined {
+  /**
+   * A new engine for a ready index, started from its saved graph when there is a usable one;
+   * otherwise (none, unreadable, or not fitting the rows) from SQLite alone.
+   */
+  private loadEngine(row: IndexRow): IndexEngine {
     try {
-      return this.saves.load(row);
+      const saved = this.saves.load(row);
+      if (saved) {
+        const engine = this.newEngine(row);
+        engine.beginLoad(saved);
+        this.ctx.log.info('vector graph loaded from its save', {
+          index: row.id,
+          kept: engine.size - engine.pendingFill,
+          reinserting: engine.pendingFill,
+          removed: engine.changes,
+        });
+        return engine;
+      }
     } catch (e) {
       this.ctx.log.warn('vector graph save unusable, rebuilding from the database', { index: row.id, error: String(e) });
-      return undefined;
     }
+    const engine = this.newEngine(row);
+    engine.beginLoad();
+    return engine;
   }
 
   /** False while a ready index waits for its start-up load or its graph is still filling. */
