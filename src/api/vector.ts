@@ -120,7 +120,6 @@ export type QueryBody = z.infer<typeof QueryBody>;
 export const ScrollBody = z.strictObject({
   limit: z.number().int().min(1, 'limit must be at least 1').max(VECTOR_LIMITS.scrollMax, `limit must be at most ${VECTOR_LIMITS.scrollMax}`).optional(),
   offset: z.unknown().optional(),
-  filter: Filter.optional(),
 });
 export type ScrollBody = z.infer<typeof ScrollBody>;
 

@@ -154,7 +154,7 @@ describe('filter compiler against the reference evaluator (property)', () => {
   });
 });
 
-describe('filters through the API match the reference (scroll, query exact and graph, delete)', () => {
+describe('filters through the API match the reference (query exact and graph, delete)', () => {
   let d: TestDaemon;
   let c: Awaited<ReturnType<typeof cast>>;
   const payloads: J[] = [];
@@ -178,13 +178,10 @@ describe('filters through the API match the reference (scroll, query exact and g
   afterAll(() => d.close());
   const op = (verb: string, body: unknown) => d.api('POST', `${idx(c.project.id, 'filtered')}:${verb}`, { token: c.member.token, body });
 
-  it('scroll and query return exactly the matching points', async () => {
+  it('query returns exactly the matching points', async () => {
     const filters = fc.sample(filter, { numRuns: 40, seed: 11 });
     for (const f of filters) {
       const want = payloads.map((p, id) => (refFilter(f, p, id) ? id : -1)).filter((id) => id >= 0);
-      const s = await op('scroll', { filter: f, limit: 1000 });
-      expect(s.status, s.text).toBe(200);
-      expect(s.body.points.map((p: { id: number }) => p.id), JSON.stringify(f)).toEqual(want);
       const q = await op('query', { vector: [0.5, 0.5, 0.5, 0.5], filter: f, top_k: 1000, with_payload: false });
       expect(q.status).toBe(200);
       expect(q.body.results.map((r: { id: number }) => r.id).sort((a: number, b: number) => a - b), JSON.stringify(f)).toEqual(want);

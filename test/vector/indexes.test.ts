@@ -302,7 +302,7 @@ describe('pending indexes and lagging counts', () => {
       for (const [verb, body] of ops) {
         const res = await slow.api('POST', `${base}:${verb}`, { token: s.member.token, body });
         expect(res.status, verb).toBe(409);
-        expect(res.body.error).toMatch(/not ready/);
+        expect(res.body.error).toMatch(/^index not ready: index "slow" is pending; retry when ready is true$/);
       }
       expect((await slow.api('GET', base, { token: s.member.token })).body.index).toMatchObject({ state: 'pending', ready: false });
     } finally {

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { vectorRoutes } from '../../api/vector.js';
-import { indexProject, jsonFlag, nameArg, projectFlag } from '../../cli/indexes.js';
+import { indexProject, nameArg, projectFlag } from '../../cli/indexes.js';
 
 export default class IndexesScroll extends BaseCommand {
   static override summary = 'Browse points in id order (payloads, never vectors)';
@@ -11,7 +11,6 @@ export default class IndexesScroll extends BaseCommand {
     project: projectFlag,
     limit: Flags.integer({ description: 'points per page (default 50, max 1000)' }),
     offset: Flags.string({ description: 'first id of the page (the previous next_offset)' }),
-    filter: Flags.string({ description: 'Qdrant filter as JSON' }),
   };
 
   async run() {
@@ -20,7 +19,7 @@ export default class IndexesScroll extends BaseCommand {
     const offset = flags.offset === undefined ? undefined : /^\d+$/.test(flags.offset) ? Number(flags.offset) : flags.offset;
     const res = await (await this.client()).call(vectorRoutes.scroll, {
       params: { projectID: await indexProject(await this.client(), flags.project, flags.context), name: args.name },
-      body: { limit: flags.limit, offset, ...(flags.filter ? { filter: jsonFlag('filter', flags.filter) } : {}) },
+      body: { limit: flags.limit, offset },
     });
     this.table(
       res.points,

@@ -18,7 +18,7 @@ import { instancePaths } from './redis-conf.js';
 import { writeInstanceFiles } from './instance-files.js';
 import { RedisUnreachable, RespError, authedCommand } from './resp.js';
 import { statsFromInfo } from './stats.js';
-import { SessionKeyWatch } from './session-key.js';
+import { SessionKeyWatch } from '../auth/session-key-watch.js';
 import { CacheStore, type InstanceRow } from './store.js';
 import { Supervisor, type InstanceSpec, type Observation } from './supervisor.js';
 import { credentialView, instanceView, resourcePath } from './views.js';

@@ -142,8 +142,8 @@ export function registerDirect(router: Router, ctx: AreaContext, rt: VectorRunti
   r.handle(D.scroll, async ({ req, params, body }) => {
     const t = performance.now();
     const { row } = await collection(req, params.collection);
-    const { with_payload, with_vector, ...rest } = body;
-    const res = scrollPoints(rt, row, parseInput(ScrollBody, rest, 'body'), { withVector: with_vector === true });
+    const { with_payload, with_vector, filter, ...rest } = body;
+    const res = scrollPoints(rt, row, { ...parseInput(ScrollBody, rest, 'body'), filter }, { withVector: with_vector === true });
     // Scroll returns payloads unless told otherwise (Qdrant's default), search and query do not.
     return ok({ points: res.points.map((p) => select(p, with_payload ?? true, with_vector ?? false)), next_page_offset: res.next_offset ?? null }, t);
   });

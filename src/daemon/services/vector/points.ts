@@ -17,7 +17,7 @@ import type { IndexRow } from './store.js';
 
 /** Data operations answer 409 until the collection exists (spec 3 §3). */
 export function requireReady(row: IndexRow): void {
-  if (row.state !== 'ready') throw conflict(`index "${row.name}" is not ready (state ${row.state}); retry when ready is true`);
+  if (row.state !== 'ready') throw conflict(`index not ready: index "${row.name}" is ${row.state}; retry when ready is true`);
 }
 
 /** Checks size and shape, then compiles; the parser's message is the 400 (spec 3 §4.1). */
@@ -88,7 +88,8 @@ export function queryPoints(rt: VectorRuntime, row: IndexRow, body: QueryBody) {
 }
 
 /** Id order, integers before UUIDs; `offset` is the first id of the page (Qdrant's next_page_offset). */
-export function scrollPoints(rt: VectorRuntime, row: IndexRow, body: ScrollBody, opts: { withVector?: boolean } = {}) {
+/** Scroll in id order; `filter` comes only from the Qdrant-compatible route (the platform's scroll body has none, spec 3 §4.1). */
+export function scrollPoints(rt: VectorRuntime, row: IndexRow, body: ScrollBody & { filter?: unknown }, opts: { withVector?: boolean } = {}) {
   requireReady(row);
   const limit = body.limit ?? L.scrollDefault;
   let from = '';

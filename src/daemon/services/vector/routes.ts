@@ -1,10 +1,13 @@
+import { join } from 'node:path';
 import { DATA_VERBS, vectorRoutes as R } from '../../../api/vector.js';
 import type { Area } from '../../area.js';
+import { statePaths } from '../../bootstrap.js';
 import { Reply } from '../../http/router.js';
-import { badRequest, notFound } from '../../http/errors.js';
+import { ApiError, badRequest, notFound } from '../../http/errors.js';
 import type { ProjectNeed } from '../accounts/access.js';
 import { accessProject } from '../accounts/projects.js';
 import type { Principal } from '../auth/principal.js';
+import { SessionKeyWatch } from '../auth/session-key-watch.js';
 import { vectorMigrations } from './migrations.js';
 import { VectorRuntime } from './runtime.js';
 import { createIndex, deleteIndex, indexView, listIndexes, patchIndex, requireIndex } from './indexes.js';
@@ -31,8 +34,15 @@ export const vectorArea = (): Area => {
       return n ? `${n} vector index${n > 1 ? 'es' : ''}` : undefined;
     });
 
-    // The router has already refused a {projectID} that is not a UUID (the contracts' projectIdRule).
-    const project = (principal: Principal, ref: string, need: ProjectNeed) => accessProject(ctx, principal, ref, need);
+    // Every platform route's first step: the session key must load (spec 3 §5: else 503, credentials
+    // cannot be verified). The router has already refused a {projectID} that is not a UUID (the
+    // contracts' projectIdRule); then the 404 rule and roles.
+    const sessionKey = new SessionKeyWatch(join(statePaths(ctx.config.home).keys, 'signing.key'));
+    const project = (principal: Principal, ref: string, need: ProjectNeed) => {
+      const keyProblem = sessionKey.problem();
+      if (keyProblem) throw new ApiError(503, `${keyProblem}; the vector service cannot verify credentials until it loads`);
+      return accessProject(ctx, principal, ref, need);
+    };
 
     r.handle(R.list, ({ principal, params, query }) => listIndexes(ctx, rt, project(principal!, params.projectID, 'member'), query));
     r.handle(R.create, ({ principal, params, body, requestId }) =>

@@ -4,7 +4,7 @@ import { readFileSync, statSync } from 'node:fs';
 const KEY_BYTES = 32;
 
 /**
- * The cache service's hold on the session signing key (spec 3 §5: "a session key that cannot be
+ * A service's hold on the session signing key (spec 3 §5: "a session key that cannot be
  * loaded by the service gives 503"). The file in the state directory is the source of truth a
  * restarted daemon signs with; when it is missing, unreadable or not a key, the service cannot
  * vouch for the credentials it is shown. Re-read only when the file changes (size or mtime).
