@@ -36,6 +36,18 @@ describe('GET vectordb/credentials and the direct endpoint it opens', () => {
     expect(statSync(join(d.home, 'keys', 'vectordb.key')).mode & 0o777).toBe(0o600);
   });
 
+  it('names at most 256 collections and says when it left some out', async () => {
+    const crowd = await cast(d);
+    for (let i = 0; i < 257; i++) {
+      const r = await d.api('POST', idx(crowd.project.id), { token: crowd.member.token, body: { name: `c${String(i).padStart(3, '0')}`, dimensions: 2 } });
+      expect(r.status).toBe(201);
+    }
+    const r = await d.api('GET', `/v1/projects/${crowd.project.id}/vectordb/credentials`, { token: crowd.admin.token });
+    expect(r.body.truncated).toBe(true);
+    expect(r.body.collections).toHaveLength(256);
+    expect(r.body.collections.at(-1)).toBe(`p_${crowd.project.short}_c255`);
+  });
+
   it('the token upserts, searches, scrolls and deletes on its collections, Qdrant style', async () => {
     const { token, collections } = (await d.api('GET', `/v1/projects/${c.project.id}/vectordb/credentials`, { token: c.admin.token })).body;
     const col = collections[0];

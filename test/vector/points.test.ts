@@ -53,6 +53,9 @@ describe('upsert (spec 3 §4.1)', () => {
     await op('up', 'upsert', { points: [{ id: 7, vector: [0, 0, 1], payload: { tag: 'b' } }] });
     const q = await op('up', 'query', { vector: [0, 0, 1], top_k: 1, with_vector: true, filter: { must: [{ has_id: [7] }] } });
     expect(q.body.results).toEqual([{ id: 7, score: expect.closeTo(1, 6), payload: { tag: 'b' }, vector: [0, 0, 1] }]);
+    // with_payload defaults to true and with_vector to false (spec 3 §4.1).
+    const plain = await op('up', 'query', { vector: [0, 0, 1], top_k: 1, filter: { must: [{ has_id: [7] }] } });
+    expect(plain.body.results).toEqual([{ id: 7, score: expect.closeTo(1, 6), payload: { tag: 'b' } }]);
   });
 
   it('points are queryable as soon as upsert returns', async () => {
