@@ -118,13 +118,14 @@ describe('saved graphs on disk', () => {
     expect(saves.load({ id: 'i', dimensions: 8, distance: 'cosine', q_kind: 'scalar' } as IndexRow)).toBeUndefined();
   });
 
-  it('prune removes the files of indexes that no longer exist', () => {
+  it('prune removes the files of indexes that no longer exist and saves cut short', () => {
     const dir = join(root, 'prune');
     const h = engineHarness({ dims: 8, distance: 'dot', quantization: 'none' });
     h.insert(clustered(50, 8, 9));
     const saves = new GraphSaves(dir);
     saves.save('keep', h.engine, 1);
     saves.save('gone', h.engine, 1);
+    writeFileSync(join(dir, 'keep.graph.tmp'), 'cut short');
     expect(readdirSync(dir).filter((f) => f.startsWith('gone.'))).toHaveLength(2);
     saves.prune(new Set(['keep']));
     expect(readdirSync(dir).sort()).toEqual(readdirSync(dir).filter((f) => f.startsWith('keep.')).sort());

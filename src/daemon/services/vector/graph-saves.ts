@@ -69,11 +69,14 @@ export class GraphSaves {
     this.removeFiles(id);
   }
 
-  /** Removes files of indexes that no longer exist (deleted while the daemon was down, or a crash mid-delete). */
+  /**
+   * Start-up cleaning: files of indexes that no longer exist (deleted while the daemon was down, or
+   * a crash mid-delete) and temporary files of a save that was cut short (a SIGKILL mid-write).
+   */
   prune(known: Set<string>): void {
     for (const f of readdirSync(this.dir)) {
       const id = f.split('.')[0]!;
-      if (!known.has(id)) rmSync(join(this.dir, f), { force: true });
+      if (!known.has(id) || f.endsWith('.tmp')) rmSync(join(this.dir, f), { force: true });
     }
   }
 }
