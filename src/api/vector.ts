@@ -92,29 +92,44 @@ export type PointId = number | string;
 /** A filter is validated by the filter parser, which says what is wrong in the 400. */
 export const Filter = z.unknown();
 
-export const UpsertBody = z.strictObject({
-  points: z
-    .array(
-      z.strictObject({
-        id: z.unknown().optional(),
-        vector: z.array(z.number()),
-        payload: z.record(z.string(), z.unknown()).nullable().optional(),
-      }),
-    )
-    .min(1, 'points must not be empty')
-    .max(VECTOR_LIMITS.pointsPerUpsert, `at most ${VECTOR_LIMITS.pointsPerUpsert} points per upsert`),
-});
+/**
+ * The three limits spec 3 §8 names as settings (MAX_POINTS_PER_REQUEST, MAX_BODY_BYTES, MAX_TOP_K).
+ * The exported contracts carry the spec's values; the daemon builds its own from its settings
+ * with `vectorContracts`, so one definition serves both.
+ */
+export interface VectorSettings {
+  pointsPerUpsert: number;
+  bodyBytes: number;
+  topKMax: number;
+}
+
+const upsertBody = (s: VectorSettings) =>
+  z.strictObject({
+    points: z
+      .array(
+        z.strictObject({
+          id: z.unknown().optional(),
+          vector: z.array(z.number()),
+          payload: z.record(z.string(), z.unknown()).nullable().optional(),
+        }),
+      )
+      .min(1, 'points must not be empty')
+      .max(s.pointsPerUpsert, `at most ${s.pointsPerUpsert} points per upsert`),
+  });
+export const UpsertBody = upsertBody(VECTOR_LIMITS);
 export type UpsertBody = z.infer<typeof UpsertBody>;
 
-export const QueryBody = z.strictObject({
-  vector: z.array(z.number()),
-  top_k: z.number().int().min(1, 'top_k must be at least 1').max(VECTOR_LIMITS.topKMax, `top_k must be at most ${VECTOR_LIMITS.topKMax}`).optional(),
-  filter: Filter.optional(),
-  with_payload: z.boolean().optional(),
-  with_vector: z.boolean().optional(),
-  score_threshold: z.number().optional(),
-  offset: z.number().int().min(0, 'offset must not be negative').optional(),
-});
+const queryBody = (s: VectorSettings) =>
+  z.strictObject({
+    vector: z.array(z.number()),
+    top_k: z.number().int().min(1, 'top_k must be at least 1').max(s.topKMax, `top_k must be at most ${s.topKMax}`).optional(),
+    filter: Filter.optional(),
+    with_payload: z.boolean().optional(),
+    with_vector: z.boolean().optional(),
+    score_threshold: z.number().optional(),
+    offset: z.number().int().min(0, 'offset must not be negative').optional(),
+  });
+export const QueryBody = queryBody(VECTOR_LIMITS);
 export type QueryBody = z.infer<typeof QueryBody>;
 
 export const ScrollBody = z.strictObject({
@@ -160,127 +175,136 @@ export const VectorHealth = z.object({
 export type VectorHealth = z.infer<typeof VectorHealth>;
 
 const base = '/v1/projects/{projectID}/indexes';
-const dataRoute = <const V extends string, B extends z.ZodType, R extends z.ZodType>(verb: V, summary: string, body: B, response: R) =>
-  route({
-    id: `indexes.${verb}`,
-    method: 'POST',
-    path: `${base}/{name}:${verb}` as `${typeof base}/{name}:${V}`,
-    summary,
-    auth: 'any',
-    params: IndexParams,
-    body,
-    bodyLimit: VECTOR_LIMITS.bodyBytes,
-    status: 200,
-    response,
-  });
 
-export const vectorRoutes = withProjectIdRule('uuid-400', {
-  list: route({
-    id: 'indexes.list',
-    method: 'GET',
-    path: base,
-    summary: 'List the indexes of a project',
-    auth: 'any',
-    params: ProjectParams,
-    query: PageQuery,
-    status: 200,
-    response: z.object({ indexes: z.array(IndexView), next_page_token: z.string().optional() }),
-  }),
-  create: route({
-    id: 'indexes.create',
-    method: 'POST',
-    path: base,
-    summary: 'Create an index; it starts pending',
-    auth: 'any',
-    params: ProjectParams,
-    body: CreateIndexBody,
-    bodyLimit: VECTOR_LIMITS.bodyBytes,
-    status: 201,
-    response: IndexView,
-  }),
-  get: route({
-    id: 'indexes.get',
-    method: 'GET',
-    path: `${base}/{name}`,
-    summary: 'One index, wrapped under index',
-    auth: 'any',
-    params: IndexParams,
-    status: 200,
-    response: z.object({ index: IndexView }),
-  }),
-  patch: route({
-    id: 'indexes.patch',
-    method: 'PATCH',
-    path: `${base}/{name}`,
-    summary: 'Edit replicas or payload_on_disk (admin)',
-    auth: 'any',
-    params: IndexParams,
-    body: PatchIndexBody,
-    bodyLimit: VECTOR_LIMITS.bodyBytes,
-    status: 200,
-    response: IndexView,
-  }),
-  delete: route({
-    id: 'indexes.delete',
-    method: 'DELETE',
-    path: `${base}/{name}`,
-    summary: 'Delete an index and every vector in it (admin)',
-    auth: 'any',
-    params: IndexParams,
-    status: 204,
-    response: z.undefined(),
-  }),
-  upsert: dataRoute('upsert', 'Write points (all or nothing)', UpsertBody, z.object({ index: z.string(), upserted_count: z.number().int() })),
-  query: dataRoute('query', 'Similarity search', QueryBody, z.object({ index: z.string(), results: z.array(ScoredPoint) })),
-  scroll: dataRoute(
-    'scroll',
-    'Browse points in id order',
-    ScrollBody,
-    z.object({
-      index: z.string(),
-      points: z.array(z.object({ id: PointId, payload: z.record(z.string(), z.unknown()).optional() })),
-      next_offset: PointId.optional(),
+/** The vector API's contracts under the given limits (the daemon's settings; the spec's by default). */
+export function vectorContracts(s: VectorSettings = VECTOR_LIMITS) {
+  const Upsert = upsertBody(s);
+  const Query = queryBody(s);
+  const dataRoute = <const V extends string, B extends z.ZodType, R extends z.ZodType>(verb: V, summary: string, body: B, response: R) =>
+    route({
+      id: `indexes.${verb}`,
+      method: 'POST',
+      path: `${base}/{name}:${verb}` as `${typeof base}/{name}:${V}`,
+      summary,
+      auth: 'any',
+      params: IndexParams,
+      body,
+      bodyLimit: s.bodyBytes,
+      status: 200,
+      response,
+    });
+
+  const routes = withProjectIdRule('uuid-400', {
+    list: route({
+      id: 'indexes.list',
+      method: 'GET',
+      path: base,
+      summary: 'List the indexes of a project',
+      auth: 'any',
+      params: ProjectParams,
+      query: PageQuery,
+      status: 200,
+      response: z.object({ indexes: z.array(IndexView), next_page_token: z.string().optional() }),
     }),
-  ),
-  deletePoints: dataRoute(
-    'delete-points',
-    'Delete points by ids or by filter',
-    DeletePointsBody,
-    z.object({ index: z.string(), status: z.string(), ids_requested: z.number().int().optional() }),
-  ),
-  /** Catches POSTs to `{name}` with no verb or an unknown one, so both answer 400 (spec 3 §4.1). */
-  customVerb: route({
-    id: 'indexes.customVerb',
-    method: 'POST',
-    path: `${base}/{target...}`,
-    summary: 'Custom-method dispatch fallback: unknown or missing :verb',
-    auth: 'any',
-    params: z.object({ projectID: z.string(), target: z.string() }),
-    bodyLimit: VECTOR_LIMITS.bodyBytes,
-    status: 400,
-    response: z.never(),
-  }),
-  /** The vector API's own health (the core /healthz keeps its shape); 503 when degraded. */
-  health: route({
-    id: 'vector.healthz',
-    method: 'GET',
-    path: '/vector/healthz',
-    summary: 'Health of the vector API: vector store, orchestration, database',
-    auth: 'none',
-    unlimited: true,
-    status: 200,
-    response: VectorHealth,
-  }),
-  credentials: route({
-    id: 'vectordb.credentials',
-    method: 'GET',
-    path: '/v1/projects/{projectID}/vectordb/credentials',
-    summary: 'Direct-access credential for the vector store (admin)',
-    auth: 'any',
-    params: ProjectParams,
-    status: 200,
-    response: VectorCredentials,
-  }),
-});
+    create: route({
+      id: 'indexes.create',
+      method: 'POST',
+      path: base,
+      summary: 'Create an index; it starts pending',
+      auth: 'any',
+      params: ProjectParams,
+      body: CreateIndexBody,
+      bodyLimit: s.bodyBytes,
+      status: 201,
+      response: IndexView,
+    }),
+    get: route({
+      id: 'indexes.get',
+      method: 'GET',
+      path: `${base}/{name}`,
+      summary: 'One index, wrapped under index',
+      auth: 'any',
+      params: IndexParams,
+      status: 200,
+      response: z.object({ index: IndexView }),
+    }),
+    patch: route({
+      id: 'indexes.patch',
+      method: 'PATCH',
+      path: `${base}/{name}`,
+      summary: 'Edit replicas or payload_on_disk (admin)',
+      auth: 'any',
+      params: IndexParams,
+      body: PatchIndexBody,
+      bodyLimit: s.bodyBytes,
+      status: 200,
+      response: IndexView,
+    }),
+    delete: route({
+      id: 'indexes.delete',
+      method: 'DELETE',
+      path: `${base}/{name}`,
+      summary: 'Delete an index and every vector in it (admin)',
+      auth: 'any',
+      params: IndexParams,
+      status: 204,
+      response: z.undefined(),
+    }),
+    upsert: dataRoute('upsert', 'Write points (all or nothing)', Upsert, z.object({ index: z.string(), upserted_count: z.number().int() })),
+    query: dataRoute('query', 'Similarity search', Query, z.object({ index: z.string(), results: z.array(ScoredPoint) })),
+    scroll: dataRoute(
+      'scroll',
+      'Browse points in id order',
+      ScrollBody,
+      z.object({
+        index: z.string(),
+        points: z.array(z.object({ id: PointId, payload: z.record(z.string(), z.unknown()).optional() })),
+        next_offset: PointId.optional(),
+      }),
+    ),
+    deletePoints: dataRoute(
+      'delete-points',
+      'Delete points by ids or by filter',
+      DeletePointsBody,
+      z.object({ index: z.string(), status: z.string(), ids_requested: z.number().int().optional() }),
+    ),
+    /** Catches POSTs to `{name}` with no verb or an unknown one, so both answer 400 (spec 3 §4.1). */
+    customVerb: route({
+      id: 'indexes.customVerb',
+      method: 'POST',
+      path: `${base}/{target...}`,
+      summary: 'Custom-method dispatch fallback: unknown or missing :verb',
+      auth: 'any',
+      params: z.object({ projectID: z.string(), target: z.string() }),
+      bodyLimit: s.bodyBytes,
+      status: 400,
+      response: z.never(),
+    }),
+    /** The vector API's own health (the core /healthz keeps its shape); 503 when degraded. */
+    health: route({
+      id: 'vector.healthz',
+      method: 'GET',
+      path: '/vector/healthz',
+      summary: 'Health of the vector API: vector store, orchestration, database',
+      auth: 'none',
+      unlimited: true,
+      status: 200,
+      response: VectorHealth,
+    }),
+    credentials: route({
+      id: 'vectordb.credentials',
+      method: 'GET',
+      path: '/v1/projects/{projectID}/vectordb/credentials',
+      summary: 'Direct-access credential for the vector store (admin)',
+      auth: 'any',
+      params: ProjectParams,
+      status: 200,
+      response: VectorCredentials,
+    }),
+  });
+  return { UpsertBody: Upsert, QueryBody: Query, routes };
+}
+
+export const vectorRoutes = vectorContracts().routes;
 
 export const DATA_VERBS = ['upsert', 'query', 'scroll', 'delete-points'] as const;

@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { VECTOR_LIMITS, type VectorSettings } from '../api/vector.js';
 import type { RateLimitConfig } from './http/rate-limit.js';
 import { cacheConfig, type CacheConfig } from './services/cache/config.js';
 import { messagingConfig, type MessagingConfig } from './services/messaging/config.js';
@@ -34,6 +35,8 @@ export interface DaemonConfig {
     wideEfFromPoints: number;
     /** How often whole graphs with enough changes are saved to disk (docs/decisions/vector.md). */
     graphSaveMs: number;
+    /** The limits spec 3 §8 names as settings: MAX_POINTS_PER_REQUEST, MAX_BODY_BYTES, MAX_TOP_K. */
+    limits: VectorSettings;
   };
 }
 
@@ -136,6 +139,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
       ef: num(env.PLATFORM_VECTOR_EF, 128),
       wideEfFromPoints: num(env.PLATFORM_VECTOR_WIDE_EF_FROM_POINTS, 250_000),
       graphSaveMs: num(env.PLATFORM_VECTOR_GRAPH_SAVE_SECONDS, 60) * 1000,
+      limits: {
+        pointsPerUpsert: num(env.MAX_POINTS_PER_REQUEST, VECTOR_LIMITS.pointsPerUpsert),
+        bodyBytes: num(env.MAX_BODY_BYTES, VECTOR_LIMITS.bodyBytes),
+        topKMax: num(env.MAX_TOP_K, VECTOR_LIMITS.topKMax),
+      },
     },
     ...overrides,
   };

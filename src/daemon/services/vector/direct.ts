@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { vectordbRoutes as D } from '../../../api/vectordb.js';
-import { QueryBody, ScrollBody, UpsertBody, DeletePointsBody } from '../../../api/vector.js';
+import { vectordbContracts } from '../../../api/vectordb.js';
+import { ScrollBody, DeletePointsBody, type vectorContracts } from '../../../api/vector.js';
 import type { AreaContext } from '../../area.js';
 import { ApiError, badRequest, forbidden, notFound, unauthorized } from '../../http/errors.js';
 import type { HandlerInput, Router } from '../../http/router.js';
@@ -36,7 +36,9 @@ function select<P extends Selected>(p: P, withPayload: boolean | string[], withV
  * Qdrant-compatible routes opened by a direct token: the same engine as the index API, addressed
  * by collection name. The token, not a platform credential, is the boundary (spec 3 §4.1).
  */
-export function registerDirect(router: Router, ctx: AreaContext, rt: VectorRuntime, tokens: DirectTokens): void {
+export function registerDirect(router: Router, ctx: AreaContext, rt: VectorRuntime, tokens: DirectTokens, C: ReturnType<typeof vectorContracts>): void {
+  const D = vectordbContracts(ctx.config.vector.limits.bodyBytes);
+  const { QueryBody, UpsertBody } = C;
   // Errors keep our envelope and add Qdrant's `status.error`, which Qdrant clients and tools print.
   const r = {
     handle<C extends RouteContract>(contract: C, handler: (input: HandlerInput<C>) => unknown): void {

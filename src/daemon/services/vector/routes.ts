@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { DATA_VERBS, vectorRoutes as R } from '../../../api/vector.js';
+import { DATA_VERBS, vectorContracts } from '../../../api/vector.js';
 import type { Area } from '../../area.js';
 import { statePaths } from '../../bootstrap.js';
 import { Reply } from '../../http/router.js';
@@ -26,6 +26,9 @@ export const vectorArea = (): Area => {
   name: 'vector',
   migrations: vectorMigrations,
   register(r, ctx) {
+    // Contracts under the daemon's settings of the limits spec 3 §8 names (the spec's values by default).
+    const C = vectorContracts(ctx.config.vector.limits);
+    const R = C.routes;
     const rt = new VectorRuntime(ctx);
     runtime = rt;
     const tokens = new DirectTokens(ctx);
@@ -81,7 +84,7 @@ export const vectorArea = (): Area => {
     r.handle(R.credentials, async ({ principal, params, req }) =>
       directCredentials(rt, tokens, project(principal!, params.projectID, 'resource-admin'), req),
     );
-    registerDirect(r, ctx, rt, tokens);
+    registerDirect(r, ctx, rt, tokens, C);
     r.handle(R.health, () => {
       const h = vectorHealth(rt);
       return h.ok ? h.body : new Reply(503, h.body);
