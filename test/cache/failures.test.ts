@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cast } from '../helpers/fixtures.js';
+import { withBrokenSessionKey } from '../helpers/session-key.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { base, cacheOverrides, createInstance, haveRedis, instanceRow, startCacheDaemon, waitFor, waitState, withRedis } from './helpers.js';
 
@@ -174,8 +175,6 @@ describe.skipIf(!haveRedis)('cache API without a loadable session key', () => {
   afterAll(() => d?.close());
 
   it('every cache route answers 503 and healthz names session_key; restoring the key heals', async () => {
-    const file = join(d.home, 'keys', 'signing.key');
-    const original = readFileSync(file);
     const routes: Array<[string, string, string, unknown?]> = [
       ['GET', base(c.project.id), c.member.token],
       ['GET', `${base(c.project.id)}/any`, c.member.token],
@@ -184,27 +183,18 @@ describe.skipIf(!haveRedis)('cache API without a loadable session key', () => {
       ['POST', `${base(c.project.id)}/any/rotate-credential`, c.admin.token],
       ['DELETE', `${base(c.project.id)}/any`, c.admin.token],
     ];
-    try {
-      for (const [content, reason] of [
-        ['not a key\n', /does not hold a 32-byte base64 key/],
-        [undefined, /ENOENT/],
-      ] as const) {
-        if (content === undefined) rmSync(file);
-        else writeFileSync(file, content);
-        for (const [method, path, token, body] of routes) {
-          const r = await d.api(method, path, { token, body });
-          expect(r.status, `${method} ${path}`).toBe(503);
-          expect(r.body.error).toMatch(reason);
-          expect(r.body.error).toMatch(/cannot verify credentials/);
-        }
-        const h = await d.api('GET', '/cache/healthz');
-        expect(h.status).toBe(503);
-        expect(h.body.checks.session_key).toMatch(reason);
-        expect((await d.api('GET', '/cache/livez')).status).toBe(200);
+    await withBrokenSessionKey(d.home, async (reason) => {
+      for (const [method, path, token, body] of routes) {
+        const r = await d.api(method, path, { token, body });
+        expect(r.status, `${method} ${path}`).toBe(503);
+        expect(r.body.error).toMatch(reason);
+        expect(r.body.error).toMatch(/cannot verify credentials/);
       }
-    } finally {
-      writeFileSync(file, original, { mode: 0o600 });
-    }
+      const h = await d.api('GET', '/cache/healthz');
+      expect(h.status).toBe(503);
+      expect(h.body.checks.session_key).toMatch(reason);
+      expect((await d.api('GET', '/cache/livez')).status).toBe(200);
+    });
     expect((await d.api('GET', '/cache/healthz')).status).toBe(200);
     expect((await d.api('GET', base(c.project.id), { token: c.member.token })).status).toBe(200);
   });

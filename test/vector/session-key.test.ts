@@ -1,8 +1,7 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestDaemon } from '../helpers/daemon.js';
 import { cast } from '../helpers/fixtures.js';
+import { withBrokenSessionKey } from '../helpers/session-key.js';
 import { idx, readyIndex, startVectorDaemon } from './helpers.js';
 
 /**
@@ -21,8 +20,6 @@ describe('vector API without a loadable session key', () => {
   afterAll(() => d?.close());
 
   it('every vector platform route answers 503 naming the key; restoring it heals', async () => {
-    const file = join(d.home, 'keys', 'signing.key');
-    const original = readFileSync(file);
     const p = c.project.id;
     const routes: Array<[string, string, string, unknown?]> = [
       ['GET', idx(p), c.member.token],
@@ -37,24 +34,15 @@ describe('vector API without a loadable session key', () => {
       ['POST', `${idx(p, 'docs')}:nope`, c.member.token, {}],
       ['GET', `/v1/projects/${p}/vectordb/credentials`, c.admin.token],
     ];
-    try {
-      for (const [content, reason] of [
-        ['not a key\n', /does not hold a 32-byte base64 key/],
-        [undefined, /ENOENT/],
-      ] as const) {
-        if (content === undefined) rmSync(file);
-        else writeFileSync(file, content);
-        for (const [method, path, token, body] of routes) {
-          const r = await d.api(method, path, { token, body });
-          expect(r.status, `${method} ${path}`).toBe(503);
-          expect(r.body.error).toMatch(reason);
-          expect(r.body.error).toMatch(/the vector service cannot verify credentials/);
-          expect(r.body.request_id).toBe(r.headers.get('x-request-id'));
-        }
+    await withBrokenSessionKey(d.home, async (reason) => {
+      for (const [method, path, token, body] of routes) {
+        const r = await d.api(method, path, { token, body });
+        expect(r.status, `${method} ${path}`).toBe(503);
+        expect(r.body.error).toMatch(reason);
+        expect(r.body.error).toMatch(/the vector service cannot verify credentials/);
+        expect(r.body.request_id).toBe(r.headers.get('x-request-id'));
       }
-    } finally {
-      writeFileSync(file, original, { mode: 0o600 });
-    }
+    });
     expect((await d.api('GET', idx(p, 'docs'), { token: c.member.token })).body.index).toMatchObject({ name: 'docs', replicas: 1 });
     expect((await d.api('POST', `${idx(p, 'docs')}:scroll`, { token: c.member.token, body: {} })).body.points).toEqual([]);
   });
