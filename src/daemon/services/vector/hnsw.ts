@@ -13,7 +13,7 @@ export interface HnswStateMeta {
 }
 
 /** An aligned copy of a section, for typed-array views wider than a byte. */
-export const copyBuffer = (b: Uint8Array): ArrayBuffer => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+const copyBuffer = (b: Uint8Array): ArrayBuffer => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
 
 export interface HnswParams {
   m: number;
