@@ -37,12 +37,12 @@ describe.each(['none', 'scalar', 'binary'] as const)('saved graphs (%s)', (quant
   const dir = join(root, quantization);
   const row = { id: 'i', dimensions: DIMS, distance: 'cosine', q_kind: quantization } as IndexRow;
 
-  it('a load keeps unchanged slots, drops deleted and rewritten ones and reinserts only what changed after the save', () => {
+  it('a load keeps unchanged slots, drops deleted and rewritten ones and reinserts only what changed after the save', async () => {
     const h = engineHarness({ dims: DIMS, distance: 'cosine', quantization });
     const data = clustered(N + 300, DIMS, 5);
     h.insert(data.slice(0, N));
     const saves = new GraphSaves(dir);
-    expect(saves.save('i', h.engine, h.store.writeSeq('i'))).toBe(true);
+    expect(await saves.save('i', h.engine, h.store.writeSeq('i'))).toBe(true);
     expect(h.engine.changes).toBe(0);
 
     // After the save: 200 new points, 100 rewritten with other vectors, 100 deleted.
@@ -79,7 +79,7 @@ describe.each(['none', 'scalar', 'binary'] as const)('saved graphs (%s)', (quant
     expect(top.score).toBeCloseTo(1, 5);
   });
 
-  it('an unreadable save throws (the daemon then rebuilds), and a still-filling graph is not saved', () => {
+  it('an unreadable save throws (the daemon then rebuilds), and a still-filling graph is not saved', async () => {
     const saves = new GraphSaves(dir);
     const path = join(dir, 'i.graph');
     const bytes = readFileSync(path);
@@ -93,38 +93,77 @@ describe.each(['none', 'scalar', 'binary'] as const)('saved graphs (%s)', (quant
     const filling = h.beginReload();
     filling.fillGraph(0);
     expect(filling.graphComplete).toBe(false);
-    expect(saves.save('j', filling, 1)).toBe(false);
+    expect(await saves.save('j', filling, 1)).toBe(false);
     saves.remove('i');
     expect(readdirSync(dir).filter((f) => f.startsWith('i.'))).toEqual([]);
   });
 
-  it('a save of another quantization is refused rather than misread', () => {
+  it('writes made while a save flushes to disk are not in it, and a load reinserts them', async () => {
+    const h = engineHarness({ dims: DIMS, distance: 'cosine', quantization });
+    const data = clustered(N + 100, DIMS, 11);
+    h.insert(data.slice(0, N));
+    const saves = new GraphSaves(join(dir, 'flush'));
+    const seq = h.store.writeSeq('i');
+    const saving = saves.save('i', h.engine, seq);
+    // The save read the graph before returning its promise: these land after it.
+    h.insert(data.slice(N), [], N);
+    h.delete(Array.from({ length: 50 }, (_, i) => i));
+    expect(h.engine.changes).toBe(150);
+    expect(await saving).toBe(true);
+
+    const loaded = new IndexEngine({ id: 'i', dims: DIMS, distance: 'cosine', quantization, payloadOnDisk: false }, h.store, {
+      exactMaxPoints: 0,
+      exactMaxCandidates: 0,
+      ef: 128,
+      wideEfFromPoints: 250_000,
+    });
+    loaded.beginLoad(saves.load(row));
+    expect(loaded.size).toBe(N + 100 - 50);
+    expect(loaded.pendingFill).toBe(100);
+    expect(loaded.changes).toBe(50);
+  });
+
+  it('a save that fails gives its changes back and leaves no files', async () => {
+    const h = engineHarness({ dims: DIMS, distance: 'cosine', quantization });
+    h.insert(clustered(200, DIMS, 12));
+    const gone = join(dir, 'gone');
+    const saves = new GraphSaves(gone);
+    const before = h.engine.changes;
+    const saving = saves.save('i', h.engine, 1);
+    expect(h.engine.changes).toBe(0);
+    // The directory disappears before the rename into place.
+    rmSync(gone, { recursive: true, force: true });
+    await expect(saving).rejects.toThrow(/ENOENT/);
+    expect(h.engine.changes).toBe(before);
+  });
+
+  it('a save of another quantization is refused rather than misread', async () => {
     const h = engineHarness({ dims: DIMS, distance: 'cosine', quantization });
     h.insert(clustered(100, DIMS, 7));
     const saves = new GraphSaves(dir);
-    saves.save('k', h.engine, 1);
+    await saves.save('k', h.engine, 1);
     const other = quantization === 'none' ? 'scalar' : 'none';
     expect(() => saves.load({ ...row, id: 'k', q_kind: other })).toThrow(/saved as .*, the index needs/);
   });
 });
 
 describe('saved graphs on disk', () => {
-  it('a save that is mostly tombstones is ignored, so the rebuild compacts it', () => {
+  it('a save that is mostly tombstones is ignored, so the rebuild compacts it', async () => {
     const h = engineHarness({ dims: 8, distance: 'cosine', quantization: 'scalar' });
     h.insert(clustered(100, 8, 8));
     h.delete(Array.from({ length: 60 }, (_, i) => i));
     const saves = new GraphSaves(join(root, 'tomb'));
-    expect(saves.save('i', h.engine, h.store.writeSeq('i'))).toBe(true);
+    expect(await saves.save('i', h.engine, h.store.writeSeq('i'))).toBe(true);
     expect(saves.load({ id: 'i', dimensions: 8, distance: 'cosine', q_kind: 'scalar' } as IndexRow)).toBeUndefined();
   });
 
-  it('prune removes the files of indexes that no longer exist and saves cut short', () => {
+  it('prune removes the files of indexes that no longer exist and saves cut short', async () => {
     const dir = join(root, 'prune');
     const h = engineHarness({ dims: 8, distance: 'dot', quantization: 'none' });
     h.insert(clustered(50, 8, 9));
     const saves = new GraphSaves(dir);
-    saves.save('keep', h.engine, 1);
-    saves.save('gone', h.engine, 1);
+    await saves.save('keep', h.engine, 1);
+    await saves.save('gone', h.engine, 1);
     writeFileSync(join(dir, 'keep.graph.tmp'), 'cut short');
     expect(readdirSync(dir).filter((f) => f.startsWith('gone.'))).toHaveLength(2);
     saves.prune(new Set(['keep']));

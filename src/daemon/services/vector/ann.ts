@@ -34,6 +34,8 @@ export type AnnMeta =
 export interface SavedAnn {
   meta: AnnMeta;
   sections: ArrayBufferView[];
+  /** Settles once hnswlib's own file (at the sidecar path) is fully written. */
+  written?: Promise<void>;
 }
 
 /**
@@ -45,6 +47,8 @@ export interface SavedAnn {
  */
 export const FLOAT_GRAPH = { m: 32, efConstruction: 256 };
 export const CODE_GRAPH = { m: 24, efConstruction: 256 };
+/** Points that waited out a graph write enter it in slices this long (as the start-up fill does). */
+const DRAIN_SLICE_MS = 20;
 const CODE_PARAMS = { ...CODE_GRAPH, pruneOverflow: true };
 
 /**
@@ -57,9 +61,20 @@ export class HnswlibAnn implements Ann {
   private index: hnswlib.HierarchicalNSW;
   private capacity: number;
   private live = 0;
+  /**
+   * hnswlib writes its file in the thread pool, and the native index must not change meanwhile:
+   * points added then wait in `waiting` (searched exactly) and removals in `removing` (filtered
+   * out). Waiting points enter the graph in slices after the write, so a burst of upserts during a
+   * save does not hold the event loop afterwards either.
+   */
+  private writing = false;
+  private waiting = new Map<number, Float32Array>();
+  private removing = new Set<number>();
+  private draining = false;
+
   constructor(
     private readonly dims: number,
-    distance: Distance,
+    private readonly distance: Distance,
     cap = 1024,
   ) {
     this.capacity = cap;
@@ -68,22 +83,46 @@ export class HnswlibAnn implements Ann {
     this.index.initIndex({ maxElements: cap, m: FLOAT_GRAPH.m, efConstruction: FLOAT_GRAPH.efConstruction, randomSeed: 42 });
   }
   add(slot: number, v: Float32Array) {
+    this.live++;
+    if (this.writing || this.draining) this.waiting.set(slot, v);
+    else this.insert(slot, v);
+  }
+  private insert(slot: number, v: Float32Array) {
     if (slot >= this.capacity) {
       this.capacity = grown(this.capacity, slot);
       this.index.resizeIndex(this.capacity);
     }
     this.index.addPoint(Array.from(v), slot);
-    this.live++;
   }
   remove(slot: number) {
-    this.index.markDelete(slot);
     this.live--;
+    if (this.waiting.delete(slot)) return;
+    if (this.writing) this.removing.add(slot);
+    else this.index.markDelete(slot);
   }
   search(q: Float32Array, k: number, ef: number, accept?: (slot: number) => boolean) {
     if (this.live === 0) return [];
-    this.index.setEf(Math.max(ef, k));
-    const r = this.index.searchKnn(Array.from(q), Math.min(k, this.capacity), accept);
-    return r.neighbors.map((id, i) => ({ id, dist: r.distances[i]! }));
+    const removing = this.removing;
+    const filter = removing.size ? (slot: number) => !removing.has(slot) && (!accept || accept(slot)) : accept;
+    let found: Array<{ id: number; dist: number }> = [];
+    if (this.index.getCurrentCount() > 0) {
+      this.index.setEf(Math.max(ef, k));
+      const r = this.index.searchKnn(Array.from(q), Math.min(k, this.capacity), filter);
+      found = r.neighbors.map((id, i) => ({ id, dist: r.distances[i]! }));
+    }
+    if (this.waiting.size === 0) return found;
+    for (const [slot, v] of this.waiting) if (!accept || accept(slot)) found.push({ id: slot, dist: this.hnswDistance(v, q) });
+    return found.sort((a, b) => a.dist - b.dist).slice(0, k);
+  }
+  /** hnswlib's distance for its space: 1 - dot for `ip`, the squared distance for `l2`. */
+  private hnswDistance(v: Float32Array, q: Float32Array): number {
+    let s = 0;
+    if (this.distance === 'euclid') {
+      for (let i = 0; i < v.length; i++) s += (v[i]! - q[i]!) ** 2;
+      return s;
+    }
+    for (let i = 0; i < v.length; i++) s += v[i]! * q[i]!;
+    return 1 - s;
   }
   /** getPoint copies through a JS array (about 40 µs at 64 dimensions): slower than SQLite, so unused. */
   floatVector(): undefined {
@@ -92,9 +131,42 @@ export class HnswlibAnn implements Ann {
   distances(): number[] {
     throw new Error('hnswlib holds floats: scan the stored vectors instead');
   }
+  /** Starts hnswlib's write in the thread pool; `written` settles when the file is whole. */
   save(sidecar: string): SavedAnn {
-    this.index.writeIndexSync(sidecar);
-    return { meta: { kind: 'hnswlib', ...FLOAT_GRAPH, sidecar, live: this.live }, sections: [] };
+    if (this.writing) throw new Error('a save of this graph is already being written');
+    // The file must hold every point the save's keys name.
+    this.drain(Infinity);
+    this.writing = true;
+    const written = this.index.writeIndex(sidecar).then(
+      () => this.afterWrite(),
+      (e: unknown) => {
+        this.afterWrite();
+        throw e;
+      },
+    );
+    return { meta: { kind: 'hnswlib', ...FLOAT_GRAPH, sidecar, live: this.live }, sections: [], written };
+  }
+  private afterWrite() {
+    this.writing = false;
+    for (const slot of this.removing) this.index.markDelete(slot);
+    this.removing.clear();
+    if (this.waiting.size === 0) return;
+    this.draining = true;
+    const slice = () => {
+      if (!this.writing && this.drain(DRAIN_SLICE_MS)) setImmediate(slice);
+    };
+    slice();
+  }
+  /** Moves waiting points into the graph for about `budgetMs`; true while some remain. */
+  private drain(budgetMs: number): boolean {
+    const started = performance.now();
+    for (const [slot, v] of this.waiting) {
+      this.insert(slot, v);
+      this.waiting.delete(slot);
+      if (performance.now() - started >= budgetMs) break;
+    }
+    this.draining = this.waiting.size > 0;
+    return this.draining;
   }
   static restore(dims: number, distance: Distance, meta: Extract<AnnMeta, { kind: 'hnswlib' }>): HnswlibAnn {
     const ann = new HnswlibAnn(dims, distance, 16);

@@ -152,13 +152,17 @@ export class IndexEngine {
     if (this.payloads) this.payloads[slot] = JSON.parse(payload) as Payload;
   }
 
-  /** The graph for saving (whole graphs only), with its keys by slot. */
-  save(sidecar: string): { ann: SavedAnn; keys: string[] } | undefined {
+  /**
+   * The graph for saving (whole graphs only), with its keys by slot and the changes it covers
+   * (`changes` restarts from zero; a failed save gives them back).
+   */
+  save(sidecar: string): { ann: SavedAnn; keys: string[]; changes: number } | undefined {
     if (!this.ann || !this.graphComplete) return undefined;
     const keys = Array.from({ length: this.nextSlot }, (_, slot) => this.keyOf[slot] ?? '');
     const ann = this.ann.save(sidecar);
+    const changes = this.changes;
     this.changes = 0;
-    return { ann, keys };
+    return { ann, keys, changes };
   }
 
   /** Step two: adds stored vectors of loaded slots to the graph for about `budgetMs`; true while some remain. */

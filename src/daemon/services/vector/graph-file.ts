@@ -1,4 +1,6 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { promisify } from 'node:util';
 
 /**
  * The file of one saved graph: a magic, a JSON header and binary sections with their lengths.
@@ -8,7 +10,20 @@ import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } f
 const MAGIC = Buffer.from('PLVGRAPH');
 const VERSION = 1;
 
-export function writeGraphFile(path: string, header: unknown, sections: ArrayBufferView[]): void {
+/** A graph file written under a temporary name, not yet in place. */
+export interface StagedGraphFile {
+  /** Flushes the bytes to disk off the event loop, then renames the file into place. */
+  commit(): Promise<void>;
+  /** Removes the temporary file (a save given up). */
+  abort(): void;
+}
+
+/**
+ * Writes a graph file's bytes now, while the caller holds the graph still (the sections may be
+ * live arrays), into the page cache under a temporary name. The flush to disk, which takes most of
+ * a save's time, waits for `commit` and runs in the thread pool, so the event loop keeps serving.
+ */
+export function stageGraphFile(path: string, header: unknown, sections: ArrayBufferView[]): StagedGraphFile {
   const tmp = `${path}.tmp`;
   const fd = openSync(tmp, 'w', 0o600);
   try {
@@ -26,11 +41,30 @@ export function writeGraphFile(path: string, header: unknown, sections: ArrayBuf
       writeAll(fd, len);
       writeAll(fd, Buffer.from(s.buffer, s.byteOffset, s.byteLength));
     }
-    fsyncSync(fd);
-  } finally {
+  } catch (e) {
     closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw e;
   }
-  renameSync(tmp, path);
+  let closed = false;
+  const close = () => {
+    if (!closed) closeSync(fd);
+    closed = true;
+  };
+  return {
+    async commit() {
+      try {
+        await promisify(fsync)(fd);
+      } finally {
+        close();
+      }
+      renameSync(tmp, path);
+    },
+    abort() {
+      close();
+      rmSync(tmp, { force: true });
+    },
+  };
 }
 
 function writeAll(fd: number, b: Buffer): void {
@@ -64,12 +98,12 @@ export function readGraphFile(path: string): { header: unknown; sections: Uint8A
   return { header, sections };
 }
 
-/** fsync of a file written by someone else (hnswlib's own index file). */
-export function syncFile(path: string): void {
-  const fd = openSync(path, 'r+');
+/** fsync, in the thread pool, of a file written by someone else (hnswlib's own index file). */
+export async function syncFile(path: string): Promise<void> {
+  const handle = await open(path, 'r+');
   try {
-    fsyncSync(fd);
+    await handle.sync();
   } finally {
-    closeSync(fd);
+    await handle.close();
   }
 }

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { restoreAnn, type AnnMeta } from './ann.js';
 import type { IndexEngine, SavedGraph } from './engine.js';
-import { readGraphFile, syncFile, writeGraphFile } from './graph-file.js';
+import { readGraphFile, stageGraphFile, syncFile } from './graph-file.js';
 import type { IndexRow } from './store.js';
 
 interface Header {
@@ -31,15 +31,36 @@ export class GraphSaves {
     return join(this.dir, `${id}.graph`);
   }
 
-  /** Saves a whole graph reflecting write sequence `seq`; false when the graph is still filling. */
-  save(id: string, engine: IndexEngine, seq: number): boolean {
+  /**
+   * Saves a whole graph reflecting write sequence `seq`; false when the graph is still filling.
+   * Everything that reads the graph runs before the first await, so the graph may change as soon
+   * as this returns its promise; the flushes to disk and the rename into place follow.
+   */
+  async save(id: string, engine: IndexEngine, seq: number): Promise<boolean> {
     const sidecar = `${id}.${randomBytes(4).toString('hex')}.hnsw`;
     const saved = engine.save(join(this.dir, sidecar));
     if (!saved) return false;
     const ann = saved.ann.meta.kind === 'hnswlib' ? { ...saved.ann.meta, sidecar } : saved.ann.meta;
-    if (ann.kind === 'hnswlib') syncFile(join(this.dir, sidecar));
-    writeGraphFile(this.header(id), { seq, keys: saved.keys, ann } satisfies Header, saved.ann.sections);
-    this.removeFiles(id, ann.kind === 'hnswlib' ? sidecar : undefined);
+    const keep = ann.kind === 'hnswlib' ? sidecar : undefined;
+    try {
+      const staged = stageGraphFile(this.header(id), { seq, keys: saved.keys, ann } satisfies Header, saved.ann.sections);
+      try {
+        await saved.ann.written;
+        // The header names the sidecar, so the sidecar reaches the disk first.
+        if (keep) await syncFile(join(this.dir, keep));
+        await staged.commit();
+      } catch (e) {
+        staged.abort();
+        throw e;
+      }
+    } catch (e) {
+      // hnswlib may still be writing the sidecar when staging the header failed.
+      await saved.ann.written?.catch(() => undefined);
+      if (keep) rmSync(join(this.dir, keep), { force: true });
+      engine.changes += saved.changes;
+      throw e;
+    }
+    this.removeFiles(id, keep);
     return true;
   }
 

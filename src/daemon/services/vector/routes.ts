@@ -94,7 +94,7 @@ export const vectorArea = (): Area => {
     runtime?.start();
   },
   async stop() {
-    runtime?.stop();
+    await runtime?.stop();
   },
   };
 };

@@ -26,6 +26,7 @@ export class VectorRuntime {
   private loadTimer?: NodeJS.Timeout;
   private saveTimer?: NodeJS.Timeout;
   private readonly saves: GraphSaves;
+  private saving = new Map<string, Promise<void>>();
   /** True between start() and stop(): health reports the engine and scheduler down otherwise. */
   running = false;
 
@@ -53,38 +54,58 @@ export class VectorRuntime {
     this.loadTimer = setTimeout(next, 0);
     this.countTimer = setInterval(() => this.refreshCounts(), this.ctx.config.vector.countRefreshMs);
     this.countTimer.unref();
-    this.saveTimer = setInterval(() => this.saveGraphs(false), Math.max(100, this.ctx.config.vector.graphSaveMs));
+    this.saveTimer = setInterval(() => void this.saveGraphs(false), Math.max(100, this.ctx.config.vector.graphSaveMs));
     this.saveTimer.unref();
   }
 
   /** Saves whole graphs that changed enough since their last save (`all`: any change, at shutdown). */
-  saveGraphs(all: boolean): void {
+  async saveGraphs(all: boolean): Promise<void> {
+    const runs: Array<Promise<void>> = [];
     for (const [id, engine] of this.engines) {
       const due = all ? engine.changes > 0 : saveDue(engine);
-      if (due && engine.graphComplete) this.save(id, engine);
+      if (due && engine.graphComplete) runs.push(this.save(id, engine));
     }
+    await Promise.all(runs);
   }
 
-  private save(id: string, engine: IndexEngine): void {
+  /** One save per index at a time: a save asked for while one runs joins it. */
+  private save(id: string, engine: IndexEngine): Promise<void> {
+    const running = this.saving.get(id);
+    if (running) return running;
     const started = performance.now();
-    try {
-      if (this.saves.save(id, engine, this.store.writeSeq(id))) {
-        this.ctx.log.info('vector graph saved', { index: id, points: engine.size, ms: Math.round(performance.now() - started) });
-      }
-    } catch (e) {
-      // The graph stays usable: a failed save only costs a rebuild on the next start.
-      this.ctx.log.warn('vector graph save failed', { index: id, error: String(e) });
-    }
+    const pending = this.saves.save(id, engine, this.store.writeSeq(id));
+    // What the save held the event loop for: copying the graph out, before the flushes to disk.
+    const blockedMs = Math.round(performance.now() - started);
+    const run = pending
+      .then(
+        (saved) => {
+          if (saved) {
+            this.ctx.log.info('vector graph saved', { index: id, points: engine.size, ms: Math.round(performance.now() - started), blocked_ms: blockedMs });
+          }
+        },
+        (e: unknown) => {
+          // The graph stays usable: a failed save only costs a rebuild on the next start.
+          if (this.engines.get(id) === engine) this.ctx.log.warn('vector graph save failed', { index: id, error: String(e) });
+        },
+      )
+      .finally(() => {
+        this.saving.delete(id);
+        // The index was deleted while its save was on the way to disk.
+        if (this.engines.get(id) !== engine) this.saves.remove(id);
+      });
+    this.saving.set(id, run);
+    return run;
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
     this.running = false;
     clearInterval(this.saveTimer);
-    this.saveGraphs(true);
+    clearTimeout(this.loadTimer);
     for (const t of this.readyTimers.values()) clearTimeout(t);
     this.readyTimers.clear();
     clearInterval(this.countTimer);
-    clearTimeout(this.loadTimer);
+    await Promise.all(this.saving.values());
+    await this.saveGraphs(true);
     this.engines.clear();
   }
 
@@ -147,7 +168,7 @@ export class VectorRuntime {
       // stop() and drop() unregister the engine, which ends its fill.
       if (this.engines.get(row.id) !== engine) return;
       if (engine.fillGraph(FILL_SLICE_MS)) setImmediate(fill);
-      else if (saveDue(engine)) this.save(row.id, engine);
+      else if (saveDue(engine)) void this.save(row.id, engine);
     };
     fill();
     return engine;
