@@ -113,6 +113,58 @@ describe('restart on the same state directory', () => {
     }
   }, 180_000);
 
+  it('writes and queries racing graph saves every 100 ms lose nothing and answer exactly, and the next start loads the last save', async () => {
+    const home4 = mkdtempSync(join(tmpdir(), 'platform-vector-saving-'));
+    try {
+      const BATCH = 1000;
+      const DIMS = 384;
+      const data = clustered(8 * BATCH, DIMS, 41);
+      let d = await startVectorDaemon({ exactMaxPoints: 0, graphSaveMs: 100 }, { home: home4 });
+      const project = (d.db.prepare(`SELECT id FROM acct_projects WHERE slug = 'default'`).get() as { id: string }).id;
+      let token = await d.adminToken();
+      const kinds = ['none', 'scalar'] as const;
+      for (const kind of kinds) await readyIndex(d, token, project, { name: `race-${kind}`, dimensions: DIMS, distance: 'cosine', quantization: { kind } });
+      const top1 = async (name: string, id: number) =>
+        (await d.api('POST', `${idx(project, name)}:query`, { token, body: { vector: data[id], top_k: 1 } })).body.results[0];
+      for (let i = 0; i < data.length; i += BATCH) {
+        // Each batch passes the save threshold; queries and a delete go out alongside it.
+        await Promise.all(
+          kinds.map(async (kind) => {
+            const name = `race-${kind}`;
+            // Many small requests in flight at once, so some land while a save is being written.
+            const ups = Array.from({ length: BATCH / 50 }, (_, c) => {
+              const body = { points: data.slice(i + c * 50, i + c * 50 + 50).map((vector, j) => ({ id: i + c * 50 + j, vector })) };
+              return d.api('POST', `${idx(project, name)}:upsert`, { token, body });
+            });
+            const [answers] = await Promise.all([Promise.all(ups), i ? top1(name, i - 1) : undefined]);
+            for (const up of answers) expect(up.status).toBe(200);
+            expect((await d.api('POST', `${idx(project, name)}:delete-points`, { token, body: { ids: [i] } })).status).toBe(200);
+            for (const id of [i + 1, i + BATCH / 2, i + BATCH - 1]) expect(await top1(name, id)).toMatchObject({ id, score: expect.closeTo(1, 4) });
+            expect((await top1(name, i)).id).not.toBe(i);
+          }),
+        );
+      }
+      const ids = d.db.prepare(`SELECT id FROM vec_indexes WHERE name LIKE 'race-%'`).all() as Array<{ id: string }>;
+      for (const { id } of ids) expect(existsSync(join(home4, 'vector', `${id}.graph`))).toBe(true);
+      await d.close();
+
+      d = await startVectorDaemon({ exactMaxPoints: 0 }, { home: home4 });
+      token = await d.adminToken();
+      for (const kind of kinds) {
+        expect((await d.api('GET', idx(project, `race-${kind}`), { token })).body.index.collection_status).toBe('green');
+        for (let i = 0; i < data.length; i += BATCH) {
+          expect(await top1(`race-${kind}`, i + 7)).toMatchObject({ id: i + 7, score: expect.closeTo(1, 4) });
+          expect((await top1(`race-${kind}`, i)).id).not.toBe(i);
+        }
+        const count = d.db.prepare(`SELECT COUNT(*) AS n FROM vec_points p JOIN vec_indexes i ON i.id = p.index_id WHERE i.name = ?`).get(`race-${kind}`) as { n: number };
+        expect(count.n).toBe(data.length - data.length / BATCH);
+      }
+      await d.close();
+    } finally {
+      rmSync(home4, { recursive: true, force: true });
+    }
+  }, 180_000);
+
   it('an index still pending at shutdown becomes ready after the restart', async () => {
     const home2 = mkdtempSync(join(tmpdir(), 'platform-vector-pending-'));
     try {
