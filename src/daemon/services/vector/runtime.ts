@@ -73,6 +73,7 @@ export class VectorRuntime {
     const running = this.saving.get(id);
     if (running) return running;
     const started = performance.now();
+    const points = engine.size;
     const pending = this.saves.save(id, engine, this.store.writeSeq(id));
     // What the save held the event loop for: copying the graph out, before the flushes to disk.
     const blockedMs = Math.round(performance.now() - started);
@@ -80,7 +81,7 @@ export class VectorRuntime {
       .then(
         (saved) => {
           if (saved) {
-            this.ctx.log.info('vector graph saved', { index: id, points: engine.size, ms: Math.round(performance.now() - started), blocked_ms: blockedMs });
+            this.ctx.log.info('vector graph saved', { index: id, points, ms: Math.round(performance.now() - started), blocked_ms: blockedMs });
           }
         },
         (e: unknown) => {
