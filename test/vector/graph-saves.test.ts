@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IndexEngine } from '../../src/daemon/services/vector/engine.js';
 import { GraphSaves } from '../../src/daemon/services/vector/graph-saves.js';
-import type { IndexRow } from '../../src/daemon/services/vector/store.js';
+import type { IndexRow, VectorStore } from '../../src/daemon/services/vector/store.js';
 import { intKey } from '../../src/daemon/services/vector/point-ids.js';
 import { storedForm } from '../../src/daemon/services/vector/scoring.js';
 import { clustered, ref } from './data.js';
@@ -36,6 +36,17 @@ function recall(engine: IndexEngine, live: Map<number, number[]>, queries: numbe
 describe.each(['none', 'scalar', 'binary'] as const)('saved graphs (%s)', (quantization) => {
   const dir = join(root, quantization);
   const row = { id: 'i', dimensions: DIMS, distance: 'cosine', q_kind: quantization } as IndexRow;
+  /** A fresh engine over the same rows, started from index i's save; the planner always uses the graph. */
+  const loadSaved = (store: VectorStore, saves: GraphSaves) => {
+    const engine = new IndexEngine({ id: 'i', dims: DIMS, distance: 'cosine', quantization, payloadOnDisk: false }, store, {
+      exactMaxPoints: 0,
+      exactMaxCandidates: 0,
+      ef: 128,
+      wideEfFromPoints: 250_000,
+    });
+    engine.beginLoad(saves.load(row));
+    return engine;
+  };
 
   it('a load keeps unchanged slots, drops deleted and rewritten ones and reinserts only what changed after the save', async () => {
     const h = engineHarness({ dims: DIMS, distance: 'cosine', quantization });
@@ -54,13 +65,7 @@ describe.each(['none', 'scalar', 'binary'] as const)('saved graphs (%s)', (quant
     data.slice(N + 200, N + 300).forEach((v, i) => live.set(i, v));
     for (let id = 100; id < 200; id++) live.delete(id);
 
-    const loaded = new IndexEngine({ id: 'i', dims: DIMS, distance: 'cosine', quantization, payloadOnDisk: false }, h.store, {
-      exactMaxPoints: 0,
-      exactMaxCandidates: 0,
-      ef: 128,
-      wideEfFromPoints: 250_000,
-    });
-    loaded.beginLoad(saves.load(row));
+    const loaded = loadSaved(h.store, saves);
     expect(loaded.size).toBe(live.size);
     // Only the 200 new and 100 rewritten points are inserted; 200 old slots leave the graph.
     expect(loaded.pendingFill).toBe(300);
@@ -111,13 +116,7 @@ describe.each(['none', 'scalar', 'binary'] as const)('saved graphs (%s)', (quant
     expect(h.engine.changes).toBe(150);
     expect(await saving).toBe(true);
 
-    const loaded = new IndexEngine({ id: 'i', dims: DIMS, distance: 'cosine', quantization, payloadOnDisk: false }, h.store, {
-      exactMaxPoints: 0,
-      exactMaxCandidates: 0,
-      ef: 128,
-      wideEfFromPoints: 250_000,
-    });
-    loaded.beginLoad(saves.load(row));
+    const loaded = loadSaved(h.store, saves);
     expect(loaded.size).toBe(N + 100 - 50);
     expect(loaded.pendingFill).toBe(100);
     expect(loaded.changes).toBe(50);
