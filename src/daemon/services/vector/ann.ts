@@ -2,6 +2,7 @@ import hnswlib from 'hnswlib-node';
 import type { Distance, QuantizationKind } from '../../../api/vector.js';
 import { Hnsw, type HnswStateMeta } from './hnsw.js';
 import { grown } from './capacity.js';
+import { GraphHold } from './graph-hold.js';
 import { BinaryCodes, FloatCodes, ScalarCodes, type CodeSpace } from './quantization.js';
 
 /** An approximate nearest-neighbour index over slots; distances are "smaller is closer". */
@@ -31,11 +32,17 @@ export type AnnMeta =
   | { kind: 'hnsw-int8'; lo: number; hi: number; capacity: number; graph: HnswStateMeta }
   | { kind: 'hnsw-binary'; capacity: number; graph: HnswStateMeta };
 
+/**
+ * A save in progress. The graph is held still (see GraphHold) until `release`, which the saver
+ * calls once it has written the sections, or given up (hnswlib ends its hold when `written` settles).
+ */
 export interface SavedAnn {
   meta: AnnMeta;
+  /** Live arrays of the graph: read them before `release`. */
   sections: ArrayBufferView[];
   /** Settles once hnswlib's own file (at the sidecar path) is fully written. */
   written?: Promise<void>;
+  release(): void;
 }
 
 /**
@@ -47,8 +54,6 @@ export interface SavedAnn {
  */
 export const FLOAT_GRAPH = { m: 32, efConstruction: 256 };
 export const CODE_GRAPH = { m: 24, efConstruction: 256 };
-/** Points that waited out a graph write enter it in slices this long (as the start-up fill does). */
-const DRAIN_SLICE_MS = 20;
 const CODE_PARAMS = { ...CODE_GRAPH, pruneOverflow: true };
 
 /**
@@ -61,16 +66,12 @@ export class HnswlibAnn implements Ann {
   private index: hnswlib.HierarchicalNSW;
   private capacity: number;
   private live = 0;
-  /**
-   * hnswlib writes its file in the thread pool, and the native index must not change meanwhile:
-   * points added then wait in `waiting` (searched exactly) and removals in `removing` (filtered
-   * out). Waiting points enter the graph in slices after the write, so a burst of upserts during a
-   * save does not hold the event loop afterwards either.
-   */
-  private writing = false;
-  private waiting = new Map<number, Float32Array>();
-  private removing = new Set<number>();
-  private draining = false;
+  /** hnswlib writes its file in the thread pool, and the native index must not change meanwhile. */
+  private readonly hold = new GraphHold({
+    insert: (slot, v) => this.insert(slot, v),
+    delete: (slot) => this.index.markDelete(slot),
+    distanceTo: (q, v) => this.hnswDistance(v, q),
+  });
 
   constructor(
     private readonly dims: number,
@@ -84,8 +85,7 @@ export class HnswlibAnn implements Ann {
   }
   add(slot: number, v: Float32Array) {
     this.live++;
-    if (this.writing || this.draining) this.waiting.set(slot, v);
-    else this.insert(slot, v);
+    this.hold.add(slot, v);
   }
   private insert(slot: number, v: Float32Array) {
     if (slot >= this.capacity) {
@@ -96,23 +96,16 @@ export class HnswlibAnn implements Ann {
   }
   remove(slot: number) {
     this.live--;
-    if (this.waiting.delete(slot)) return;
-    if (this.writing) this.removing.add(slot);
-    else this.index.markDelete(slot);
+    this.hold.remove(slot);
   }
   search(q: Float32Array, k: number, ef: number, accept?: (slot: number) => boolean) {
     if (this.live === 0) return [];
-    const removing = this.removing;
-    const filter = removing.size ? (slot: number) => !removing.has(slot) && (!accept || accept(slot)) : accept;
-    let found: Array<{ id: number; dist: number }> = [];
-    if (this.index.getCurrentCount() > 0) {
+    return this.hold.search(q, k, accept, (filter) => {
+      if (this.index.getCurrentCount() === 0) return [];
       this.index.setEf(Math.max(ef, k));
       const r = this.index.searchKnn(Array.from(q), Math.min(k, this.capacity), filter);
-      found = r.neighbors.map((id, i) => ({ id, dist: r.distances[i]! }));
-    }
-    if (this.waiting.size === 0) return found;
-    for (const [slot, v] of this.waiting) if (!accept || accept(slot)) found.push({ id: slot, dist: this.hnswDistance(v, q) });
-    return found.sort((a, b) => a.dist - b.dist).slice(0, k);
+      return r.neighbors.map((id, i) => ({ id, dist: r.distances[i]! }));
+    });
   }
   /** hnswlib's distance for its space: 1 - dot for `ip`, the squared distance for `l2`. */
   private hnswDistance(v: Float32Array, q: Float32Array): number {
@@ -131,42 +124,18 @@ export class HnswlibAnn implements Ann {
   distances(): number[] {
     throw new Error('hnswlib holds floats: scan the stored vectors instead');
   }
-  /** Starts hnswlib's write in the thread pool; `written` settles when the file is whole. */
+  /** Starts hnswlib's write in the thread pool; `written` settles when the file is whole, ending the hold. */
   save(sidecar: string): SavedAnn {
-    if (this.writing) throw new Error('a save of this graph is already being written');
-    // The file must hold every point the save's keys name.
-    this.drain(Infinity);
-    this.writing = true;
-    const written = this.index.writeIndex(sidecar).then(
-      () => this.afterWrite(),
-      (e: unknown) => {
-        this.afterWrite();
-        throw e;
-      },
-    );
-    return { meta: { kind: 'hnswlib', ...FLOAT_GRAPH, sidecar, live: this.live }, sections: [], written };
-  }
-  private afterWrite() {
-    this.writing = false;
-    for (const slot of this.removing) this.index.markDelete(slot);
-    this.removing.clear();
-    if (this.waiting.size === 0) return;
-    this.draining = true;
-    const slice = () => {
-      if (!this.writing && this.drain(DRAIN_SLICE_MS)) setImmediate(slice);
-    };
-    slice();
-  }
-  /** Moves waiting points into the graph for about `budgetMs`; true while some remain. */
-  private drain(budgetMs: number): boolean {
-    const started = performance.now();
-    for (const [slot, v] of this.waiting) {
-      this.insert(slot, v);
-      this.waiting.delete(slot);
-      if (performance.now() - started >= budgetMs) break;
+    // The file must hold every point the save's keys name: the hold drains waiting points first.
+    const release = this.hold.begin();
+    let written: Promise<void>;
+    try {
+      written = this.index.writeIndex(sidecar).then(() => undefined);
+    } catch (e) {
+      release();
+      throw e;
     }
-    this.draining = this.waiting.size > 0;
-    return this.draining;
+    return { meta: { kind: 'hnswlib', ...FLOAT_GRAPH, sidecar, live: this.live }, sections: [], written: written.finally(release), release };
   }
   static restore(dims: number, distance: Distance, meta: Extract<AnnMeta, { kind: 'hnswlib' }>): HnswlibAnn {
     const ann = new HnswlibAnn(dims, distance, 16);
@@ -188,44 +157,57 @@ export class HnswlibAnn implements Ann {
 export class CodeAnn implements Ann {
   readonly exactDistances: boolean;
   readonly graph: Hnsw;
+  /** The graph's arrays are written by the thread pool during a save and must not change meanwhile. */
+  private readonly hold: GraphHold;
   constructor(
     readonly label: string,
     space: CodeSpace,
     graph?: Hnsw,
   ) {
     // hnswlib's overflow pruning: at 100,000 int8 vectors it lifted recall@10 from 0.980 to 0.996 (ef 192) at the same build time.
-    this.graph = graph ?? new Hnsw(space, CODE_PARAMS);
+    const g = (this.graph = graph ?? new Hnsw(space, CODE_PARAMS));
     this.exactDistances = space instanceof FloatCodes;
+    this.hold = new GraphHold({
+      insert: (slot, v) => g.add(slot, v),
+      delete: (slot) => g.remove(slot),
+      distanceTo: (q, v) => g.space.distFloat(q, v),
+    });
   }
   add(slot: number, v: Float32Array) {
-    this.graph.add(slot, v);
+    this.hold.add(slot, v);
   }
   remove(slot: number) {
-    this.graph.remove(slot);
+    this.hold.remove(slot);
   }
   search(q: Float32Array, k: number, ef: number, accept?: (slot: number) => boolean) {
     // The same beam as floats: with M 24 / efConstruction 256 a beam of 128 gave recall@10 0.9995 at
     // 100,000 int8 vectors (the M 16 graph needed twice the beam; docs/decisions/vector.md).
-    return this.graph.search(q, k, ef, accept);
+    return this.hold.search(q, k, accept, (filter) => this.graph.search(q, k, ef, filter));
   }
   bytes() {
     return this.graph.bytes();
   }
+  /** The graph's arrays as they are, held still until the saver releases them. */
   save(): SavedAnn {
+    const release = this.hold.begin();
     const space = this.graph.space;
     const { meta: graph, sections } = this.graph.exportState();
     const capacity = space.capacity();
     const meta: AnnMeta =
       space instanceof ScalarCodes ? { kind: 'hnsw-int8', lo: space.lo, hi: space.hi, capacity, graph } : { kind: 'hnsw-binary', capacity, graph };
-    return { meta, sections: [...sections, ...space.exportCodes()] };
+    return { meta, sections: [...sections, ...space.exportCodes()], release };
   }
   floatVector(slot: number) {
     const space = this.graph.space;
     return space instanceof FloatCodes ? space.vector(slot) : undefined;
   }
   distances(q: Float32Array, slots: number[]) {
-    const prep = this.graph.space.prepare(q);
-    return slots.map((s) => this.graph.space.distQ(prep, s));
+    const space = this.graph.space;
+    const prep = space.prepare(q);
+    return slots.map((s) => {
+      const waiting = this.hold.waitingVector(s);
+      return waiting ? space.distFloat(q, waiting) : space.distQ(prep, s);
+    });
   }
 }
 

@@ -1,6 +1,5 @@
-import { closeSync, fsync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { promisify } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 
 /**
  * The file of one saved graph: a magic, a JSON header and binary sections with their lengths.
@@ -9,67 +8,45 @@ import { promisify } from 'node:util';
  */
 const MAGIC = Buffer.from('PLVGRAPH');
 const VERSION = 1;
-
-/** A graph file written under a temporary name, not yet in place. */
-export interface StagedGraphFile {
-  /** Flushes the bytes to disk off the event loop, then renames the file into place. */
-  commit(): Promise<void>;
-  /** Removes the temporary file (a save given up). */
-  abort(): void;
-}
+/** Bytes per write call. */
+const WRITE_CHUNK = 8 << 20;
 
 /**
- * Writes a graph file's bytes now, while the caller holds the graph still (the sections may be
- * live arrays), into the page cache under a temporary name. The flush to disk, which takes most of
- * a save's time, waits for `commit` and runs in the thread pool, so the event loop keeps serving.
+ * Writes a graph file in the thread pool: the sections (live arrays of a graph the caller holds
+ * still until this settles) go to a temporary file, which is flushed to disk and renamed into place.
  */
-export function stageGraphFile(path: string, header: unknown, sections: ArrayBufferView[]): StagedGraphFile {
+export async function writeGraphFile(path: string, header: unknown, sections: ArrayBufferView[]): Promise<void> {
   const tmp = `${path}.tmp`;
-  const fd = openSync(tmp, 'w', 0o600);
+  const file = await open(tmp, 'w', 0o600);
   try {
     const json = Buffer.from(JSON.stringify(header));
     const head = Buffer.alloc(16);
     head.writeUInt32LE(VERSION, 0);
     head.writeUInt32LE(json.length, 4);
     head.writeUInt32LE(sections.length, 8);
-    writeAll(fd, MAGIC);
-    writeAll(fd, head);
-    writeAll(fd, json);
+    await writeAll(file, Buffer.concat([MAGIC, head, json]));
     for (const s of sections) {
       const len = Buffer.alloc(8);
       len.writeDoubleLE(s.byteLength, 0);
-      writeAll(fd, len);
-      writeAll(fd, Buffer.from(s.buffer, s.byteOffset, s.byteLength));
+      await writeAll(file, len);
+      await writeAll(file, new Uint8Array(s.buffer, s.byteOffset, s.byteLength));
     }
+    await file.sync();
   } catch (e) {
-    closeSync(fd);
-    rmSync(tmp, { force: true });
+    await file.close().catch(() => undefined);
+    await rm(tmp, { force: true });
     throw e;
   }
-  let closed = false;
-  const close = () => {
-    if (!closed) closeSync(fd);
-    closed = true;
-  };
-  return {
-    async commit() {
-      try {
-        await promisify(fsync)(fd);
-      } finally {
-        close();
-      }
-      renameSync(tmp, path);
-    },
-    abort() {
-      close();
-      rmSync(tmp, { force: true });
-    },
-  };
+  await file.close();
+  await rename(tmp, path);
 }
 
-function writeAll(fd: number, b: Buffer): void {
-  let off = 0;
-  while (off < b.length) off += writeSync(fd, b, off, b.length - off);
+/** Writes all of `b` (a single write may be partial), in chunks so no one write holds a pool thread long. */
+async function writeAll(file: FileHandle, b: Uint8Array): Promise<void> {
+  for (let off = 0; off < b.length; ) {
+    const { bytesWritten } = await file.write(b, off, Math.min(WRITE_CHUNK, b.length - off));
+    off += bytesWritten;
+  }
 }
 
 /** Reads a graph file; throws on anything but a whole file of this version. */

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { restoreAnn, type AnnMeta } from './ann.js';
 import type { IndexEngine, SavedGraph } from './engine.js';
-import { readGraphFile, stageGraphFile, syncFile } from './graph-file.js';
+import { readGraphFile, syncFile, writeGraphFile } from './graph-file.js';
 import type { IndexRow } from './store.js';
 
 interface Header {
@@ -33,8 +33,8 @@ export class GraphSaves {
 
   /**
    * Saves a whole graph reflecting write sequence `seq`; false when the graph is still filling.
-   * Everything that reads the graph runs before the first await, so the graph may change as soon
-   * as this returns its promise; the flushes to disk and the rename into place follow.
+   * The graph is held still (writes wait beside it) until its files are written, in the thread
+   * pool; the event loop only copies the keys and encodes the header.
    */
   async save(id: string, engine: IndexEngine, seq: number): Promise<boolean> {
     const sidecar = `${id}.${randomBytes(4).toString('hex')}.hnsw`;
@@ -43,22 +43,16 @@ export class GraphSaves {
     const ann = saved.ann.meta.kind === 'hnswlib' ? { ...saved.ann.meta, sidecar } : saved.ann.meta;
     const keep = ann.kind === 'hnswlib' ? sidecar : undefined;
     try {
-      const staged = stageGraphFile(this.header(id), { seq, keys: saved.keys, ann } satisfies Header, saved.ann.sections);
-      try {
-        await saved.ann.written;
-        // The header names the sidecar, so the sidecar reaches the disk first.
-        if (keep) await syncFile(join(this.dir, keep));
-        await staged.commit();
-      } catch (e) {
-        staged.abort();
-        throw e;
-      }
+      await saved.ann.written;
+      // The header names the sidecar, so the sidecar reaches the disk first.
+      if (keep) await syncFile(join(this.dir, keep));
+      await writeGraphFile(this.header(id), { seq, keys: saved.keys, ann } satisfies Header, saved.ann.sections);
     } catch (e) {
-      // hnswlib may still be writing the sidecar when staging the header failed.
-      await saved.ann.written?.catch(() => undefined);
       if (keep) rmSync(join(this.dir, keep), { force: true });
       engine.changes += saved.changes;
       throw e;
+    } finally {
+      saved.ann.release();
     }
     this.removeFiles(id, keep);
     return true;

@@ -18,6 +18,8 @@ export interface CodeSpace {
   prepare(q: Float32Array): unknown;
   distQ(prep: unknown, slot: number): number;
   distSS(a: number, b: number): number;
+  /** `distQ` of a float query to a vector not in the space, as if it were coded (points waiting out a save). */
+  distFloat(q: Float32Array, v: Float32Array): number;
   /** The codes as sections of a saved graph, and their restore into a space of the same capacity. */
   exportCodes(): ArrayBufferView[];
   importCodes(sections: Uint8Array[]): void;
@@ -84,6 +86,15 @@ export class FloatCodes implements CodeSpace {
   }
   distSS(a: number, b: number) {
     return this.distQ(this.data.subarray(a * this.dims, (a + 1) * this.dims), b);
+  }
+  distFloat(q: Float32Array, v: Float32Array) {
+    let s = 0;
+    if (this.distance === 'euclid') {
+      for (let i = 0; i < q.length; i++) s += (v[i]! - q[i]!) ** 2;
+      return s;
+    }
+    for (let i = 0; i < q.length; i++) s += v[i]! * q[i]!;
+    return -s;
   }
 }
 
@@ -236,6 +247,18 @@ export class ScalarCodes implements CodeSpace {
     const dot = this.dims * this.lo * this.lo + this.lo * this.step * (this.sums[a]! + this.sums[b]!) + this.step * this.step * s;
     return this.distance === 'euclid' ? this.norms[a]! + this.norms[b]! - 2 * dot : -dot;
   }
+  distFloat(q: Float32Array, v: Float32Array) {
+    let dot = 0;
+    let norm = 0;
+    for (let i = 0; i < this.dims; i++) {
+      let c = Math.round((v[i]! - this.lo) / this.step);
+      c = c < 0 ? 0 : c > 254 ? 254 : c;
+      const x = this.lo + c * this.step;
+      dot += x * q[i]!;
+      norm += x * x;
+    }
+    return this.distance === 'euclid' ? norm - 2 * dot : -dot;
+  }
 }
 
 interface ScalarQuery {
@@ -307,6 +330,11 @@ export class BinaryCodes implements CodeSpace {
     const ob = b * this.words;
     let h = 0;
     for (let w = 0; w < this.words; w++) h += popcount((this.bits[oa + w]! ^ this.bits[ob + w]!) >>> 0);
+    return h;
+  }
+  distFloat(q: Float32Array, v: Float32Array) {
+    let h = 0;
+    for (let i = 0; i < this.dims; i++) if (q[i]! > 0 !== v[i]! > 0) h++;
     return h;
   }
 }

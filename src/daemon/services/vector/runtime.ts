@@ -75,7 +75,7 @@ export class VectorRuntime {
     const started = performance.now();
     const points = engine.size;
     const pending = this.saves.save(id, engine, this.store.writeSeq(id));
-    // What the save held the event loop for: copying the graph out, before the flushes to disk.
+    // The save's synchronous start (the keys copied, the graph held); its writes then run in the thread pool.
     const blockedMs = Math.round(performance.now() - started);
     const run = pending
       .then(
