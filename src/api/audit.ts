@@ -15,6 +15,19 @@ export const AuditEntry = z.object({
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 
+/** Page parameters plus filters; a page token is bound to the filters it was issued for. */
+export const AuditQuery = PageQuery.extend({
+  action: z
+    .string()
+    .max(100)
+    .optional()
+    .describe('an action (auth.login_failed) or a dotted prefix (auth matches auth.login, auth.login_failed, ...)'),
+  actor: z.string().max(320).optional().describe('only rows by this actor (e-mail, compared case-insensitively)'),
+});
+export type AuditQuery = z.infer<typeof AuditQuery>;
+
+const AuditList = z.object({ entries: z.array(AuditEntry), next_page_token: z.string().optional() });
+
 export const auditRoutes = {
   list: route({
     id: 'audit.list',
@@ -23,8 +36,19 @@ export const auditRoutes = {
     summary: "A project's audit log, newest first",
     auth: 'any',
     params: ProjectParams,
-    query: PageQuery,
+    query: AuditQuery,
     status: 200,
-    response: z.object({ entries: z.array(AuditEntry), next_page_token: z.string().optional() }),
+    response: AuditList,
+  }),
+  platform: route({
+    id: 'audit.platform',
+    method: 'GET',
+    path: '/v1/audit',
+    summary:
+      'Platform-scope audit log, newest first (platform admin): user roles, password resets, user deletion, org membership, personal keys, sign-ins and failed sign-ins',
+    auth: 'platform-admin',
+    query: AuditQuery,
+    status: 200,
+    response: AuditList,
   }),
 };

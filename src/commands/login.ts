@@ -11,16 +11,24 @@ import { ask, askHidden, readStdin, requireTty } from '../cli/prompt.js';
 export default class Login extends BaseCommand {
   static override summary = 'Sign in to the current context';
   static override description =
-    'Prompts for e-mail and password (hidden), or reads the password from stdin with --password-stdin, or stores an API key with --api-key. The credential goes to the OS keychain, or a 0600 file where no keychain answers.';
+    'Prompts for e-mail and password (hidden), or reads the password from stdin with --password-stdin, or stores an API key read from stdin with --api-key-stdin. A key given on the command line with --api-key works but is warned about: other local users can read a command line. The credential goes to the OS keychain, or a 0600 file where no keychain answers.';
   static override examples = [
     '<%= config.bin %> login',
     'printf %s "$PASSWORD" | <%= config.bin %> login --email me@example.com --password-stdin',
-    '<%= config.bin %> login --api-key "$PLATFORM_API_KEY"',
+    'printf %s "$PLATFORM_API_KEY" | <%= config.bin %> login --api-key-stdin',
+    'printf %s "$PLATFORM_API_KEY" | <%= config.bin %> login --api-key-stdin --json',
   ];
   static override flags = {
     email: Flags.string({ description: 'e-mail to sign in with' }),
     'password-stdin': Flags.boolean({ description: 'read the password from stdin', dependsOn: ['email'] }),
-    'api-key': Flags.string({ description: 'store an API key (svc_...) instead of signing in', exclusive: ['email', 'password-stdin'] }),
+    'api-key-stdin': Flags.boolean({
+      description: 'read an API key (svc_...) from stdin and store it instead of signing in',
+      exclusive: ['email', 'password-stdin', 'api-key'],
+    }),
+    'api-key': Flags.string({
+      description: 'store an API key given here (visible to other local users in the process list: prefer --api-key-stdin)',
+      exclusive: ['email', 'password-stdin'],
+    }),
   };
 
   async run() {
@@ -28,8 +36,11 @@ export default class Login extends BaseCommand {
     const context = getContext(flags.context);
     const url = await contextUrl(context);
     const store = new CredentialStore();
-    if (flags['api-key']) {
-      const key = flags['api-key'].trim();
+    // On stderr even with --json: the warning is about how the command was run, not its result.
+    if (flags['api-key']) process.stderr.write('warning: a key on the command line can be read by other local users (ps, /proc); use --api-key-stdin\n');
+    const given = flags['api-key-stdin'] ? await readStdin() : flags['api-key'];
+    if (given !== undefined) {
+      const key = given.trim();
       if (!key.startsWith('svc_')) throw new UsageError('an API key starts with svc_');
       const me = await new ApiClient(url, key).call(authRoutes.me);
       const where = await store.set(context.name, { token: key, email: me.email, expiresAt: me.expires_at });

@@ -26,6 +26,10 @@ export interface ProjectAccess {
   via?: 'direct' | 'org-admin' | 'break-glass' | 'service-account';
   /** A workload key of this project: visible, but holds no role (it may only mint a secret read token). */
   workload?: boolean;
+  /** The live break-glass grant that gives the resource role, when it is the only one (issue 17: credentials die with it). */
+  breakGlassGrantId?: string;
+  /** True when metadata admin comes from the platform admin role alone (no direct admin grant, no org admin). */
+  metadataByPlatformOnly?: boolean;
 }
 
 /** What a route needs from the caller on the project (spec 1 §4.1 auth gates). */
@@ -57,13 +61,14 @@ export function projectAccess(db: Db, clock: Clock, principal: Principal, projec
   const now = new Date(clock.now()).toISOString();
   const rows = stmt(
     db,
-    `SELECT role, break_glass, expires_at FROM acct_project_members
+    `SELECT id, role, break_glass, expires_at FROM acct_project_members
      WHERE project_id = ? AND user_id = ? AND (break_glass = 0 OR expires_at > ?)`,
-  ).all(project.id, principal.userId, now) as { role: GrantRole; break_glass: number }[];
+  ).all(project.id, principal.userId, now) as { id: string; role: GrantRole; break_glass: number }[];
   for (const r of rows) {
     if (r.break_glass) {
       access.resource = best(access.resource, r.role);
       access.via ??= 'break-glass';
+      access.breakGlassGrantId = r.id;
     } else {
       access.resource = best(access.resource, r.role);
       access.metadata = best(access.metadata, r.role);
@@ -77,8 +82,12 @@ export function projectAccess(db: Db, clock: Clock, principal: Principal, projec
     access.resource = 'admin';
     access.metadata = 'admin';
   }
+  if (access.via !== 'break-glass') delete access.breakGlassGrantId;
   // Platform admin: metadata authority everywhere, resource authority only via break-glass.
-  if (user.role === 'admin') access.metadata = 'admin';
+  if (user.role === 'admin') {
+    if (access.metadata !== 'admin') access.metadataByPlatformOnly = true;
+    access.metadata = 'admin';
+  }
   return access;
 }
 
@@ -110,4 +119,13 @@ export function findProject(db: Db, ref: string): ProjectRow | undefined {
   return stmt(db, 'SELECT * FROM acct_projects WHERE id = ? OR short = ? OR slug = ? LIMIT 1').get(ref, ref, ref) as
     | ProjectRow
     | undefined;
+}
+
+/** Where a platform admin's self-grants are refused: the only route into contents is break-glass (spec 1 §5, §4.7). */
+export const SELF_GRANT_REFUSED =
+  'a platform admin holds metadata authority only and cannot grant itself a role on project contents: use break-glass (POST /v1/projects/{projectID}/break-glass with a reason), which is time-limited and visible to the project\'s members';
+
+/** Refuses a grant to oneself whose only authority is the platform admin role. */
+export function refuseSelfGrant(access: ProjectAccess, callerUserId: string, granteeUserId: string): void {
+  if (callerUserId === granteeUserId && access.metadataByPlatformOnly) throw forbidden(SELF_GRANT_REFUSED);
 }

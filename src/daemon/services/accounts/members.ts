@@ -8,8 +8,8 @@ import { tx } from '../../store/db.js';
 import { serviceAccountEmail } from '../auth/credentials.js';
 import { refuseWorkload } from '../auth/machine-guard.js';
 import type { PersonPrincipal, Principal } from '../auth/principal.js';
-import { userByEmail, userById, type UserRow } from '../auth/store.js';
-import type { GrantRole, ProjectRow } from './access.js';
+import { revokeKeysOfGrant, userByEmail, userById, type UserRow } from '../auth/store.js';
+import { refuseSelfGrant, type GrantRole, type ProjectRow } from './access.js';
 import {
   deleteMemberRow,
   directGrant,
@@ -90,9 +90,11 @@ export function grantExistingAccount(
 
 export function addMember(ctx: AreaContext, caller: PersonPrincipal, ref: string, body: { email: string; role: GrantRole }, requestId: string) {
   return tx(ctx.db, () => {
-    const { project } = accessProject(ctx, caller, ref, 'metadata-admin');
+    const access = accessProject(ctx, caller, ref, 'metadata-admin');
+    const { project } = access;
     const user = userByEmail(ctx.db, body.email);
     if (!user) throw notFound(`no account for ${body.email}: invite them instead (POST /v1/projects/${project.slug}/invitations)`);
+    refuseSelfGrant(access, caller.userId, user.id);
     const r = grantExistingAccount(ctx, project, user, body.role, caller.email, requestId);
     return { status: r.created ? 201 : 200, body: { member: r.member, note: r.note } };
   });
@@ -112,11 +114,13 @@ function guardLastAdmin(ctx: AreaContext, project: ProjectRow, grant: MemberRow,
 export function updateMember(ctx: AreaContext, caller: PersonPrincipal, ref: string, userRef: string, role: GrantRole, requestId: string) {
   const { db, clock } = ctx;
   return tx(db, () => {
-    const { project } = accessProject(ctx, caller, ref, 'metadata-admin');
+    const access = accessProject(ctx, caller, ref, 'metadata-admin');
+    const { project } = access;
     const user = userFor(ctx, userRef);
     const grant = user && directGrant(db, project.id, user.id);
     if (!user || !grant) throw notFound('no such member of this project (break-glass grants cannot be changed, only ended early)');
     if (grant.role !== role) {
+      if (role === 'admin') refuseSelfGrant(access, caller.userId, user.id);
       if (role === 'member') guardLastAdmin(ctx, project, grant, 'demote');
       setMemberRole(db, grant.id, role);
       writeAudit(db, clock, { projectId: project.id, actor: caller.email, action: 'member.update', target: user.email, requestId, details: { from: grant.role, to: role } });
@@ -142,7 +146,9 @@ export function removeMember(ctx: AreaContext, caller: PersonPrincipal, ref: str
     }
     for (const g of glass) {
       expireMemberRow(db, g.id, now);
-      writeAudit(db, clock, { projectId: project.id, actor: caller.email, action: 'break_glass.revoke', target: user.email, requestId, details: { grant_id: g.id } });
+      // Keys minted under the grant already fail (credentials.ts checks the grant); revoking them shows it in key lists.
+      const keys = revokeKeysOfGrant(db, g.id, now);
+      writeAudit(db, clock, { projectId: project.id, actor: caller.email, action: 'break_glass.revoke', target: user.email, requestId, details: { grant_id: g.id, ...(keys.length ? { revoked_keys: keys } : {}) } });
     }
     const note = grant
       ? `${user.email} no longer has a grant on ${project.slug}`

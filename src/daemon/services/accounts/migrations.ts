@@ -105,4 +105,7 @@ export const accountMigrations = [
   );
   CREATE INDEX acct_audit_project ON acct_audit(project_id, seq);
   `,
+  // Issue 17: a service-account key minted under break-glass dies with that grant.
+  `ALTER TABLE acct_api_keys ADD COLUMN break_glass_grant_id TEXT;
+   CREATE INDEX acct_api_keys_grant ON acct_api_keys(break_glass_grant_id) WHERE break_glass_grant_id IS NOT NULL;`,
 ];

@@ -83,6 +83,27 @@ export function listOrgMembersPage(ctx: AreaContext, orgId: string, query: PageQ
   return { members: items.map(memberView), ...(next_page_token ? { next_page_token } : {}) };
 }
 
+/**
+ * Org admins inherit admin on every project of the org, so making oneself org admin would be a
+ * self-grant on contents: refused like the project routes (issue 17, spec 1 §5).
+ */
+function refuseSelfOrgAdmin(caller: PersonPrincipal, userId: string, role: GrantRole): void {
+  if (role === 'admin' && userId === caller.userId) {
+    throw forbidden(
+      'a platform admin cannot make itself admin of an organization: org admins inherit admin on every project of the organization, and the only route into project contents is break-glass (POST /v1/projects/{projectID}/break-glass with a reason)',
+    );
+  }
+}
+
+/**
+ * An org admin grant or removal changes who administers every project of the org; the org rows
+ * carry no project, so a row goes into each project's own log where its members can see it.
+ */
+function auditIntoProjects(ctx: AreaContext, orgId: string, entry: { actor: string; action: string; target: string; requestId: string; details: Record<string, unknown> }): void {
+  const projects = ctx.db.prepare('SELECT id FROM acct_projects WHERE org_id = ?').all(orgId) as { id: string }[];
+  for (const p of projects) writeAudit(ctx.db, ctx.clock, { ...entry, projectId: p.id });
+}
+
 const ADMIN_NOTE = 'org admins inherit admin on every project of the organization, live, without membership rows';
 
 export function addOrgMember(
@@ -98,6 +119,7 @@ export function addOrgMember(
     const user = userByEmail(db, body.email);
     if (!user) throw notFound(`no account for ${body.email}: create it first with POST /v1/users`);
     const existing = orgMember(db, org.id, user.id);
+    if (existing?.role !== 'admin') refuseSelfOrgAdmin(caller, user.id, body.role);
     if (existing) {
       if (existing.role !== body.role) {
         throw conflict(`${user.email} is already a member of ${org.slug} with role ${existing.role}: change it with PATCH /v1/orgs/${org.id}/members/${user.id}`);
@@ -106,6 +128,9 @@ export function addOrgMember(
     }
     insertOrgMember(db, org.id, user.id, body.role, isoNow(clock));
     writeAudit(db, clock, { actor: caller.email, action: 'org.member.add', target: user.email, requestId, details: { org_id: org.id, role: body.role } });
+    if (body.role === 'admin') {
+      auditIntoProjects(ctx, org.id, { actor: caller.email, action: 'org.member.add', target: user.email, requestId, details: { org_id: org.id, org: org.slug, role: 'admin', inherited: 'admin on every project of the organization' } });
+    }
     const member = memberView(orgMember(db, org.id, user.id)!);
     return { status: 201, body: { member, ...(body.role === 'admin' ? { note: ADMIN_NOTE } : {}) } };
   });
@@ -124,9 +149,11 @@ export function updateOrgMember(
     const org = mustOrg(ctx, orgId);
     const m = mustMember(ctx, org.id, userRef);
     if (m.role === role) return { member: memberView(m), note: `nothing changed: ${m.email} already has role ${role}` };
+    refuseSelfOrgAdmin(caller, m.user_id, role);
     if (m.role === 'admin' && countOrgAdmins(db, org.id) <= 1) throw conflict(`${m.email} is the only admin of ${org.slug}: make another member admin first`);
     setOrgMemberRole(db, org.id, m.user_id, role);
     writeAudit(db, clock, { actor: caller.email, action: 'org.member.update', target: m.email, requestId, details: { org_id: org.id, from: m.role, to: role } });
+    auditIntoProjects(ctx, org.id, { actor: caller.email, action: 'org.member.update', target: m.email, requestId, details: { org_id: org.id, org: org.slug, from: m.role, to: role } });
     const note = role === 'admin' ? ADMIN_NOTE : `${m.email} no longer inherits admin on the projects of ${org.slug}`;
     return { member: memberView(orgMember(db, org.id, m.user_id)!), note };
   });
@@ -140,6 +167,9 @@ export function removeOrgMember(ctx: AreaContext, caller: PersonPrincipal, orgId
     if (m.role === 'admin' && countOrgAdmins(db, org.id) <= 1) throw conflict(`${m.email} is the only admin of ${org.slug}: make another member admin first`);
     deleteOrgMember(db, org.id, m.user_id);
     writeAudit(db, clock, { actor: caller.email, action: 'org.member.remove', target: m.email, requestId, details: { org_id: org.id, role: m.role } });
+    if (m.role === 'admin') {
+      auditIntoProjects(ctx, org.id, { actor: caller.email, action: 'org.member.remove', target: m.email, requestId, details: { org_id: org.id, org: org.slug, role: 'admin' } });
+    }
     return {
       deleted: true as const,
       user_id: m.user_id,

@@ -16,6 +16,7 @@ interface KeyRow {
   expires_at: string | null;
   revoked_at: string | null;
   last_used_at: string | null;
+  break_glass_grant_id: string | null;
 }
 
 /**
@@ -63,6 +64,7 @@ export class CredentialResolver {
     if ((row.kind === 'workload') !== parsed.workload) return undefined;
     const now = this.clock.now();
     if (row.expires_at && Date.parse(row.expires_at) <= now) return undefined;
+    if (row.break_glass_grant_id && !this.grantLive(row.break_glass_grant_id, now)) return undefined;
     this.touch(row, now);
     const expiresAt = row.expires_at ? Math.floor(Date.parse(row.expires_at) / 1000) : undefined;
     if (row.kind === 'personal') return this.person(row.user_id, { expiresAt, credential: 'personal_key', keyId: row.key_id });
@@ -96,6 +98,12 @@ export class CredentialResolver {
       keyId: row.key_id,
       email: `${row.workload}@${project.short}.workloads.${INTERNAL_DOMAIN}`,
     };
+  }
+
+  /** A key minted under break-glass works only while that grant lives (not ended early, not deleted with its holder). */
+  private grantLive(grantId: string, now: number): boolean {
+    const g = stmt(this.db, 'SELECT expires_at FROM acct_project_members WHERE id = ?').get(grantId) as { expires_at: string | null } | undefined;
+    return Boolean(g?.expires_at && Date.parse(g.expires_at) > now);
   }
 
   /** last_used_at at minute granularity: one write per key per minute, not one per request. */

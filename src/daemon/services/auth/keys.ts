@@ -29,11 +29,15 @@ export function createKey(
   owner: { kind: 'personal'; userId: string } | { kind: 'service_account'; serviceAccountId: string; projectId: string },
   displayName: string,
   expiresInDays?: number,
+  /** The break-glass grant the key is minted under: the key expires with it (issue 17). */
+  underGrant?: { id: string; expiresAt: string },
 ): { row: KeyRow; secret: string } {
   const minted = mintKey(owner.kind);
   const now = clock.now();
   const createdAt = new Date(now).toISOString();
-  const expiresAt = expiresInDays ? new Date(now + expiresInDays * 86_400_000).toISOString() : undefined;
+  const asked = expiresInDays ? now + expiresInDays * 86_400_000 : Infinity;
+  const until = underGrant ? Math.min(asked, Date.parse(underGrant.expiresAt)) : asked;
+  const expiresAt = Number.isFinite(until) ? new Date(until).toISOString() : undefined;
   const id = newId();
   insertKey(db, {
     id,
@@ -46,6 +50,7 @@ export function createKey(
     displayName,
     createdAt,
     expiresAt,
+    breakGlassGrantId: underGrant?.id,
   });
   const row = db.prepare('SELECT * FROM acct_api_keys WHERE id = ?').get(id) as KeyRow;
   return { row, secret: minted.full };

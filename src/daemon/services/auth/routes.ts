@@ -10,8 +10,8 @@ export const authArea: Area = {
     const signIn = new SignIn(ctx);
     r.handle(authRoutes.login, ({ body, ip, requestId }) => signIn.login(body, ip, requestId));
     r.handle(authRoutes.me, ({ principal }) => identity(ctx, principal!));
-    r.handle(authRoutes.changePassword, ({ principal, body, requestId }) =>
-      signIn.changePassword(principal as PersonPrincipal, body, requestId),
+    r.handle(authRoutes.changePassword, ({ principal, body, ip, requestId }) =>
+      signIn.changePassword(principal as PersonPrincipal, body, ip, requestId),
     );
     r.handle(authRoutes.listKeys, ({ principal }) => listPersonalKeys(ctx, principal as PersonPrincipal));
     r.handle(authRoutes.createKey, ({ principal, body, requestId }) =>

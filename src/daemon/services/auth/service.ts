@@ -45,7 +45,18 @@ export class SignIn {
     const user = userByEmail(db, body.email);
     // Unknown user and wrong password share one message and similar timing (spec 1 §4.2).
     const ok = user ? await verifyPassword(body.password, user.password_hash) : (await verifyPassword(body.password, await decoyHash()), false);
-    if (!user || !ok) throw unauthorized('invalid email or password');
+    if (!user || !ok) {
+      // The e-mail tried and where from, never the password; the reason is for platform admins, not the caller.
+      const tried = body.email.trim().toLowerCase().slice(0, 320);
+      writeAudit(db, this.ctx.clock, {
+        actor: tried,
+        action: 'auth.login_failed',
+        target: tried,
+        requestId,
+        details: { email: tried, source_address: ip, reason: user ? 'wrong password' : 'no such account' },
+      });
+      throw unauthorized('invalid email or password');
+    }
     writeAudit(db, this.ctx.clock, { actor: user.email, action: 'auth.login', target: user.email, requestId });
     return this.sessionFor(user);
   }
@@ -64,12 +75,24 @@ export class SignIn {
   async changePassword(
     p: PersonPrincipal,
     body: { current_password: string; new_password: string },
+    ip: string,
     requestId: string,
   ): Promise<z.infer<typeof LoginResponse>> {
     const { db, clock } = this.ctx;
     const user = userById(db, p.userId);
     if (!user) throw unauthorized('account no longer exists');
-    if (!(await verifyPassword(body.current_password, user.password_hash))) throw unauthorized('current password incorrect');
+    // Checking the current password is a sign-in attempt: same windows, same limits (issue 17).
+    this.throttle(ip, user.email);
+    if (!(await verifyPassword(body.current_password, user.password_hash))) {
+      writeAudit(db, clock, {
+        actor: user.email,
+        action: 'auth.password_change_failed',
+        target: user.email,
+        requestId,
+        details: { email: user.email, source_address: ip, reason: 'current password incorrect' },
+      });
+      throw unauthorized('current password incorrect');
+    }
     if (body.new_password === body.current_password) throw badRequest('new password must differ from the current password');
     const problem = passwordProblem(body.new_password);
     if (problem) throw badRequest(problem);

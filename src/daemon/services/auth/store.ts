@@ -23,6 +23,7 @@ export interface KeyRow {
   expires_at: string | null;
   last_used_at: string | null;
   revoked_at: string | null;
+  break_glass_grant_id: string | null;
 }
 
 export const userByEmail = (db: Db, email: string) =>
@@ -46,12 +47,13 @@ export interface NewKey {
   displayName: string;
   createdAt: string;
   expiresAt?: string;
+  breakGlassGrantId?: string;
 }
 
 export function insertKey(db: Db, k: NewKey): void {
   db.prepare(
-    `INSERT INTO acct_api_keys (id, key_id, secret_hash, kind, user_id, service_account_id, project_id, workload, display_name, created_at, expires_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO acct_api_keys (id, key_id, secret_hash, kind, user_id, service_account_id, project_id, workload, display_name, created_at, expires_at, break_glass_grant_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     k.id,
     k.keyId,
@@ -64,7 +66,17 @@ export function insertKey(db: Db, k: NewKey): void {
     k.displayName,
     k.createdAt,
     k.expiresAt ?? null,
+    k.breakGlassGrantId ?? null,
   );
+}
+
+/** Revokes the keys minted under a break-glass grant when it ends early; returns their key ids. */
+export function revokeKeysOfGrant(db: Db, grantId: string, at: string): string[] {
+  const rows = db
+    .prepare('SELECT id, key_id FROM acct_api_keys WHERE break_glass_grant_id = ? AND revoked_at IS NULL')
+    .all(grantId) as { id: string; key_id: string }[];
+  for (const r of rows) revokeKey(db, r.id, at);
+  return rows.map((r) => r.key_id);
 }
 
 export const keysOfUser = (db: Db, userId: string) =>

@@ -9,6 +9,7 @@ import { badRequest, conflict, gone, notFound } from '../../http/errors.js';
 import { newId, randomString } from '../../ids.js';
 import { tx } from '../../store/db.js';
 import { accessProject } from '../accounts/projects.js';
+import { refuseSelfGrant } from '../accounts/access.js';
 import { personProjectAccess, refuseWorkload } from '../auth/machine-guard.js';
 import { hashSecret } from '../auth/api-keys.js';
 import { hashPassword, passwordProblem } from '../auth/passwords.js';
@@ -84,12 +85,16 @@ export function createInvitation(
   requestId: string,
 ): z.infer<typeof CreateInvitationResponse> {
   const { db, clock } = ctx;
-  const { project, person: p } = personProjectAccess(ctx, principal, ref, 'metadata-admin');
+  const access = personProjectAccess(ctx, principal, ref, 'metadata-admin');
+  const { project, person: p } = access;
+  // An invitation to oneself would be a self-grant (at once, or when accepted).
+  if (body.email.trim().toLowerCase() === p.email.toLowerCase()) refuseSelfGrant(access, p.userId, p.userId);
   return tx(db, () => {
     const now = clock.now();
     const at = new Date(now).toISOString();
     const account = accountByEmail(db, body.email);
     if (account) {
+      refuseSelfGrant(access, p.userId, account.id);
       if (memberGrant(db, project.id, account.id)) throw conflict(ALREADY_MEMBER);
       insertUserGrant(db, { id: newId(), projectId: project.id, userId: account.id, role: body.role, grantedBy: p.email, createdAt: at });
       writeAudit(db, clock, {

@@ -120,22 +120,30 @@ export function createServiceAccountKey(
   requestId: string,
 ) {
   const { db, clock } = ctx;
-  const { project, person: p } = personProjectAccess(ctx, principal, ref, 'resource-admin');
+  const access = personProjectAccess(ctx, principal, ref, 'resource-admin');
+  const { project, person: p } = access;
   return tx(db, () => {
     const sa = findAccount(ctx, project, saRef, { includeDeleted: true });
     if (sa.deleted_at) throw conflict('service account is deleted: it cannot get new keys');
     if (sa.disabled) throw conflict('service account is disabled: it cannot get new keys');
-    const { row, secret } = createKey(db, clock, { kind: 'service_account', serviceAccountId: sa.id, projectId: project.id }, body.display_name, body.expires_in_days);
+    const grant = access.breakGlassGrantId ? breakGlassGrant(db, access.breakGlassGrantId) : undefined;
+    const { row, secret } = createKey(db, clock, { kind: 'service_account', serviceAccountId: sa.id, projectId: project.id }, body.display_name, body.expires_in_days, grant);
     writeAudit(db, clock, {
       projectId: project.id,
       actor: p.email,
       action: 'key.create',
       target: row.key_id,
-      details: { kind: 'service_account', service_account: sa.name, expires_at: row.expires_at ?? undefined },
+      details: { kind: 'service_account', service_account: sa.name, expires_at: row.expires_at ?? undefined, ...(grant ? { break_glass_grant_id: grant.id } : {}) },
       requestId,
     });
-    return { key: keyView(row, clock), secret, note: 'store this secret now: it is shown only once and cannot be retrieved later' };
+    const bound = grant ? '; minted under break-glass, it stops working when that grant ends' : '';
+    return { key: keyView(row, clock), secret, note: `store this secret now: it is shown only once and cannot be retrieved later${bound}` };
   });
+}
+
+function breakGlassGrant(db: AreaContext['db'], id: string): { id: string; expiresAt: string } {
+  const g = db.prepare('SELECT id, expires_at FROM acct_project_members WHERE id = ?').get(id) as { id: string; expires_at: string };
+  return { id: g.id, expiresAt: g.expires_at };
 }
 
 export function revokeServiceAccountKey(ctx: AreaContext, principal: Principal, ref: string, saRef: string, keyRef: string, requestId: string) {
