@@ -62,3 +62,24 @@ export const projectAdminIn = (db: Db, userId: string, orgId: string) =>
 
 export const projectAdminAnywhere = (db: Db, userId: string) =>
   Boolean(db.prepare(`SELECT 1 FROM acct_project_members WHERE user_id = ? AND role = 'admin' AND break_glass = 0`).get(userId));
+
+/**
+ * Projects where the user is a real admin (direct non-break-glass admin grant, or admin of the
+ * project's org) and no other real admin would remain without them: deleting the account would
+ * leave these projects with no one to administer them.
+ */
+export function projectsOnlyAdministeredBy(db: Db, userId: string): { id: string; slug: string }[] {
+  return db
+    .prepare(
+      `SELECT p.id, p.slug FROM acct_projects p
+        WHERE (EXISTS (SELECT 1 FROM acct_project_members m
+                        WHERE m.project_id = p.id AND m.user_id = ? AND m.role = 'admin' AND m.break_glass = 0)
+               OR EXISTS (SELECT 1 FROM acct_org_members o WHERE o.org_id = p.org_id AND o.user_id = ? AND o.role = 'admin'))
+          AND NOT EXISTS (SELECT 1 FROM acct_project_members m
+                           WHERE m.project_id = p.id AND m.role = 'admin' AND m.break_glass = 0
+                             AND m.user_id IS NOT NULL AND m.user_id <> ?)
+          AND NOT EXISTS (SELECT 1 FROM acct_org_members o WHERE o.org_id = p.org_id AND o.role = 'admin' AND o.user_id <> ?)
+        ORDER BY p.slug`,
+    )
+    .all(userId, userId, userId, userId) as { id: string; slug: string }[];
+}

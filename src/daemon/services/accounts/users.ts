@@ -21,6 +21,7 @@ import {
   projectAdminAnywhere,
   projectAdminIn,
   projectsOfUser,
+  projectsOnlyAdministeredBy,
   setUserRole,
 } from './users-store.js';
 import { isUuid } from './validate-ids.js';
@@ -147,6 +148,15 @@ export function removeUser(ctx: AreaContext, caller: PersonPrincipal, email: str
     const u = mustFind(ctx, email);
     if (u.id === caller.userId) throw badRequest('you cannot delete your own account');
     if (u.role === 'admin' && countPlatformAdmins(db) <= 1) throw conflict('cannot delete the last platform admin');
+    // The same rule as removing the member (spec 1 §4.6), for every project at once.
+    const orphaned = projectsOnlyAdministeredBy(db, u.id);
+    if (orphaned.length) {
+      const slugs = orphaned.map((p) => p.slug);
+      throw conflict(
+        `cannot delete ${u.email}: the last admin of project${slugs.length > 1 ? 's' : ''} ${slugs.join(', ')}; make another member admin there first (break-glass, expired and service-account admins do not count)`,
+        { projects: slugs },
+      );
+    }
     deleteUser(db, u.id);
     writeAudit(db, clock, { actor: caller.email, action: 'user.delete', target: u.email, requestId });
     return {

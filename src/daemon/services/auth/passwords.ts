@@ -35,7 +35,8 @@ export const decoyHash = () => (decoy ??= hashPassword(randomBytes(16).toString(
 
 /** The password rule of spec 1 §4.2; returns the problem, or undefined when the password is acceptable. */
 export function passwordProblem(password: string): string | undefined {
-  if (password.length < 12) return 'password must be at least 12 characters';
+  // Characters are Unicode code points: "🔑" is one character though it is two UTF-16 units.
+  if ([...password].length < 12) return 'password must be at least 12 characters';
   const classes = [/[A-Z]/, /[a-z]/, /[0-9]/, /[^A-Za-z0-9]/].filter((re) => re.test(password)).length;
   if (classes < 3) return 'password must contain at least 3 of: upper-case letters, lower-case letters, numbers, symbols';
   return undefined;
