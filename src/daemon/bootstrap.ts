@@ -8,6 +8,7 @@ import { newId, newShort } from './ids.js';
 import { writeAudit } from './audit.js';
 import { generatePassword, hashPassword } from './services/auth/passwords.js';
 import { DEFAULT_QUOTAS } from './services/accounts/quotas.js';
+import { makeStatePrivate } from './state-permissions.js';
 
 export const DEFAULT_ADMIN_EMAIL = 'admin@platform.local';
 
@@ -31,8 +32,9 @@ export function statePaths(home: string): StatePaths {
   };
 }
 
-/** Creates the state directory tree; keys/ is private to the user. */
+/** Creates the state directory tree, private to the user (state-permissions.ts). */
 export function ensureStateDirs(paths: StatePaths): void {
+  makeStatePrivate(paths.home, paths.db);
   for (const d of [paths.home, join(paths.home, 'builds'), join(paths.home, 'workloads'), paths.logs, join(paths.home, 'cache')]) {
     mkdirSync(d, { recursive: true });
   }

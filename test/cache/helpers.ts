@@ -8,6 +8,7 @@ import { expect } from 'vitest';
 import { configFromEnv, type DaemonConfig } from '../../src/daemon/config.js';
 import type { CacheConfig } from '../../src/daemon/services/cache/config.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { openText } from '../../src/daemon/crypto/sealed.js';
 
 export { pidAlive } from '../../src/daemon/services/cache/process-driver.js';
 
@@ -70,10 +71,12 @@ export async function createInstance(d: TestDaemon, token: string, projectId: st
   return r.body as { memorystore: any; credential: { username: string; password: string; uri: string; external_uri?: string }; note: string };
 }
 
+/** The instance's row, with its password opened (it is sealed with the master key at rest). */
 export function instanceRow(d: TestDaemon, projectId: string, name: string) {
-  return d.db.prepare('SELECT * FROM cache_instances WHERE project_id = ? AND name = ?').get(projectId, name) as
+  const row = d.db.prepare('SELECT * FROM cache_instances WHERE project_id = ? AND name = ?').get(projectId, name) as
     | { id: string; port: number; tls_port: number | null; password: string }
     | undefined;
+  return row && { ...row, password: openText(d.db, row.password, `cache-instance:${row.id}:password`) };
 }
 
 export const instanceDir = (home: string, id: string) => join(home, 'cache', id);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { writePrivate } from '../../bootstrap.js';
@@ -38,8 +39,10 @@ export interface ServerSettings {
 }
 
 /**
- * Renders redis.conf. The password lives only here (0600), never on a command line that `ps`
- * shows to other users. CONFIG is disabled as managed Redis services do: a client could otherwise
+ * Renders redis.conf. The password is not written at all: the default user accepts the SHA-256 of
+ * it (an ACL `#` rule), so neither this file nor a command line holds it, and the database keeps
+ * it sealed (issue 17). The password is 192 random bits, so an unsalted hash gives nothing to
+ * guess against. CONFIG is disabled as managed Redis services do: a client could otherwise
  * change requirepass under the supervisor or make CONFIG REWRITE edit this file.
  */
 export function renderRedisConf(paths: InstancePaths, s: ServerSettings): string {
@@ -54,7 +57,7 @@ export function renderRedisConf(paths: InstancePaths, s: ServerSettings): string
     'supervised no',
     `logfile ${q(paths.log)}`,
     `dir ${q(paths.data)}`,
-    `requirepass ${s.password}`,
+    `user default on resetpass #${createHash('sha256').update(s.password).digest('hex')} ~* &* +@all`,
     `maxmemory ${s.maxmemory}`,
     `maxmemory-policy ${s.policy}`,
     // Persistence is append-only when enabled; RDB snapshots are off either way.

@@ -349,9 +349,17 @@ export class CacheService {
       }
       return shorts.get(projectId)!;
     };
-    for (const row of this.store.all()) {
-      if (row.state === 'deleting') {
-        void this.finishDelete(row);
+    for (const stored of this.store.all()) {
+      if (stored.state === 'deleting') {
+        void this.finishDelete(stored);
+        continue;
+      }
+      let row: InstanceRow;
+      try {
+        row = this.store.opened(stored);
+      } catch (e) {
+        // A sealed secret store: the password cannot be read, so the server cannot be checked or started.
+        this.store.setObserved(stored.id, stored.ever_ready ? 'degraded' : 'provisioning', `cannot read the instance password: ${(e as Error).message}`);
         continue;
       }
       this.store.setObserved(row.id, 'unknown', 'reconciling after a daemon start');
