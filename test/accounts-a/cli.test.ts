@@ -131,7 +131,12 @@ describe('platform orgs', () => {
     expect((await cli.run(['orgs', 'members', 'remove', 'acme', 'lead@example.test', '--yes'])).exitCode).toBe(1);
     const busy = await cli.run(['orgs', 'delete', 'acme', '--yes', '--json']);
     expect(busy.json).toMatchObject({ status: 409 });
-    await cli.run(['orgs', 'members', 'add', 'acme', 'admin@example.test', '--role', 'admin']);
+    // A platform admin cannot make itself org admin (issue 17: that would reach every project's contents).
+    const self = await cli.run(['orgs', 'members', 'add', 'acme', 'admin@example.test', '--role', 'admin']);
+    expect(self.exitCode).toBe(1);
+    expect(self.stderr).toMatch(/break-glass/);
+    await cli.run(['users', 'create', 'second@example.test']);
+    await cli.run(['orgs', 'members', 'add', 'acme', 'second@example.test', '--role', 'admin']);
     expect((await cli.run(['orgs', 'members', 'remove', 'acme', 'lead@example.test', '--yes'])).exitCode).toBe(0);
     const unknown = await cli.run(['orgs', 'delete', 'no-such-org', '--yes']);
     expect(unknown.exitCode).toBe(1);
