@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -8,10 +8,16 @@ import { join } from 'node:path';
  * tightened on every start.
  */
 
-/** Trees holding workloads' own files: only their top directory is tightened (the home is 0700, so nothing below is reachable). */
+/** Trees holding workloads' own files (builds, node_modules): only their top directory is tightened. */
 const SHALLOW = new Set(['builds', 'workloads']);
 /** Deeper trees are not walked at start: the 0700 home already closes them. */
 const MAX_DEPTH = 6;
+/**
+ * Written after the first full walk. From then on the umask keeps new files private, so later
+ * starts only tighten the first level, where the CLI (with the user's own umask) writes too:
+ * a full walk of a state directory with many instances costs tens of milliseconds of start-up.
+ */
+const MARKER = '.private-v1';
 
 /** umask 077 for the daemon and what it spawns (Redis data files, logs, build output). */
 export function privateUmask(): void {
@@ -30,12 +36,23 @@ export function privateUmask(): void {
 export function makeStatePrivate(home: string, dbFile: string): void {
   privateUmask();
   mkdirSync(home, { recursive: true, mode: 0o700 });
-  tighten(home, 0);
+  const marker = join(home, MARKER);
+  const walked = existsSync(marker);
+  tighten(home, 0, walked ? 2 : MAX_DEPTH);
+  if (!walked) writeFileSync(marker, 'state files tightened to owner-only; see docs/decisions.md\n', { mode: 0o600 });
   if (!existsSync(dbFile)) closeSync(openSync(dbFile, 'a', 0o600));
   for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
 }
 
-function tighten(path: string, depth: number): void {
+/**
+ * Tightens one small tree fully (a cache instance's directory at each start): servers in
+ * containers write with the image's umask, not the daemon's.
+ */
+export function tightenTree(dir: string): void {
+  tighten(dir, 0, MAX_DEPTH);
+}
+
+function tighten(path: string, depth: number, maxDepth: number): void {
   let st;
   try {
     st = lstatSync(path);
@@ -46,13 +63,10 @@ function tighten(path: string, depth: number): void {
   const mode = st.mode & 0o777;
   if (st.isDirectory()) {
     if (mode !== 0o700) chmodSync(path, 0o700);
-    if (depth >= MAX_DEPTH) return;
+    if (depth >= maxDepth) return;
     for (const name of readdirSync(path)) {
-      if (depth === 0 && SHALLOW.has(name)) {
-        tighten(join(path, name), MAX_DEPTH);
-        continue;
-      }
-      tighten(join(path, name), depth + 1);
+      // Only the top of the workloads' trees: the 0700 home closes what lies below.
+      tighten(join(path, name), depth === 0 && SHALLOW.has(name) ? maxDepth : depth + 1, maxDepth);
     }
     return;
   }

@@ -5,6 +5,7 @@ import { instancePaths, writeRedisConf, type ServerSettings } from './redis-conf
 import type { InstanceRow } from './store.js';
 import { certStillGood, ensureCa, issueServerCert } from './tls-ca.js';
 import { externalHostname } from './views.js';
+import { tightenTree } from '../../state-permissions.js';
 
 /**
  * Writes everything one instance's server reads: redis.conf from the row and, when exposed, a
@@ -24,6 +25,8 @@ export function writeInstanceFiles(opts: { home: string; keysDir: string; maxmem
     copyFileSync(ca.cert, caCopy);
     tls = { port: row.tls_port, cert, key: join(paths.tlsDir, 'server.key'), ca: caCopy };
   }
+  // Files a containerized server wrote with the image's umask (docker driver) become 0600 here.
+  tightenTree(paths.dir);
   writeRedisConf(paths, {
     port: row.port,
     password: row.password,
