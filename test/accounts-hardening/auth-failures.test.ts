@@ -125,4 +125,13 @@ describe('failed sign-ins and password changes are audited (GET /v1/audit)', () 
     expect(r.status).toBe(403);
     expect((await d.api('GET', '/v1/audit')).status).toBe(401);
   });
+
+  it('is in the OpenAPI document with its filters', async () => {
+    const doc = (await d.api('GET', '/v1/openapi.json')).body;
+    const op = doc.paths['/v1/audit'].get;
+    expect(op.operationId).toBe('audit.platform');
+    expect(op.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['action', 'actor', 'page_size', 'page_token']));
+    const project = doc.paths['/v1/projects/{projectID}/audit'].get;
+    expect(project.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['action', 'actor']));
+  });
 });
