@@ -11,7 +11,7 @@ beforeAll(async () => {
   key = made.stdout.trim();
   expect(key).toMatch(/^svc_/);
 });
-afterAll(() => cli?.stop());
+afterAll(() => cli?.stop(), 60_000);
 
 describe('platform login with an API key', () => {
   it('--api-key-stdin reads the key from standard input, without a warning', async () => {
@@ -48,7 +48,7 @@ describe('platform audit --platform', () => {
     expect(table.stdout).toMatch(/auth\.login_failed\s+intruder@example\.test/);
     const keys = await cli.run(['audit', '--platform', '--action', 'key', '--json']);
     expect(keys.json.entries).toContainEqual(expect.objectContaining({ action: 'key.create', actor: 'admin@example.test' }));
-  });
+  }, 120_000); // four CLI runs of about 3 s each on a busy two-core machine
 
   it('help shows the --platform examples', async () => {
     const r = await cli.run(['audit', '--help']);
