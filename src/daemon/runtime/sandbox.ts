@@ -1,0 +1,179 @@
+import { execFile } from 'node:child_process';
+import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { delimiter, dirname, join, resolve } from 'node:path';
+
+/**
+ * The process driver's sandbox (issue 16 §1): every instance and every build step that runs user
+ * code runs under bubblewrap, seeing only /usr (the language runtimes), a few files of /etc, the
+ * paths it is given (its revision read-only), a private /tmp and its own PID namespace. The
+ * network namespace is the host's: workloads reach the daemon, caches and brokers on 127.0.0.1.
+ */
+
+/** `sandbox` (default) runs workloads under bubblewrap; `none` is the explicit opt-out. */
+export type IsolationMode = 'sandbox' | 'none';
+
+export interface IsolationStatus {
+  /**
+   * How workloads are isolated: `bubblewrap`, `none` (opted out), `unavailable` (the process
+   * driver refuses to start workloads), or `docker` (the docker driver's containers).
+   */
+  state: 'bubblewrap' | 'none' | 'unavailable' | 'docker';
+  /** One sentence for the log line and `platform daemon status`. */
+  detail: string;
+}
+
+/** The unprivileged user a root daemon's workloads run as (Debian's nobody). */
+export const SANDBOX_UID = 65534;
+export const runsAsRoot = () => process.getuid?.() === 0;
+
+export const INSTALL_HINT = 'install bubblewrap (apt-get install bubblewrap) or start the daemon with --isolation none (PLATFORM_ISOLATION=none) to run workloads unsandboxed';
+
+export function isolationModeFromEnv(env: NodeJS.ProcessEnv): IsolationMode {
+  return (env.PLATFORM_ISOLATION ?? '').toLowerCase() === 'none' ? 'none' : 'sandbox';
+}
+
+function onPath(bin: string): string | undefined {
+  for (const d of (process.env.PATH ?? '/usr/bin:/bin').split(delimiter)) {
+    if (d && existsSync(join(d, bin))) return join(d, bin);
+  }
+  return ['/usr/bin', '/bin'].map((d) => join(d, bin)).find((p) => existsSync(p));
+}
+
+let probed: Promise<IsolationStatus> | undefined;
+
+/** The daemon's isolation as `daemon status` and the start-up log line report it. */
+export function workloadIsolation(w: { driver: 'process' | 'docker'; isolation: IsolationMode }): Promise<IsolationStatus> {
+  if (w.driver === 'docker') {
+    return Promise.resolve({ state: 'docker', detail: 'docker containers: a non-root user, no state directory, all capabilities dropped' });
+  }
+  return isolationStatus(w.isolation);
+}
+
+/**
+ * Whether workloads can be sandboxed here, found once per daemon by running an empty sandbox: a
+ * bwrap that is installed but cannot create namespaces (a container without user namespaces)
+ * counts as missing, so the refusal and the status say so instead of every start failing.
+ */
+export function isolationStatus(mode: IsolationMode): Promise<IsolationStatus> {
+  if (mode === 'none') {
+    return Promise.resolve({ state: 'none', detail: "off (--isolation none): workloads run unsandboxed as the daemon's user and can read its state directory" });
+  }
+  probed ??= new Promise((resolvePromise) => {
+    const bwrap = onPath('bwrap');
+    if (!bwrap) return resolvePromise({ state: 'unavailable', detail: `bubblewrap (bwrap) is not installed, so workloads cannot be sandboxed: ${INSTALL_HINT}` });
+    const { cmd, args } = sandboxCommand({ cmd: '/usr/bin/true', args: [], cwd: '/' });
+    execFile(cmd, args, { timeout: 10_000 }, (err, _out, stderr) => {
+      if (!err) return resolvePromise({ state: 'bubblewrap', detail: `bubblewrap (${bwrap}): each workload sees only its revision, the runtimes and a private /tmp` });
+      const why = (stderr || err.message).trim().split('\n').pop();
+      resolvePromise({ state: 'unavailable', detail: `bubblewrap (${bwrap}) cannot create a sandbox here (${why}): ${INSTALL_HINT}` });
+    });
+  });
+  return probed;
+}
+
+export interface SandboxSpec {
+  cmd: string;
+  args: string[];
+  cwd: string;
+  /** Host paths visible read-only at the same place (the revision, a venv, the interpreter). */
+  readOnly?: string[];
+  /** Host paths visible writable at the same place (a build's output and caches). */
+  writable?: string[];
+}
+
+/** Files of /etc the runtimes read (loader cache, name resolution, TLS roots, user names). */
+const ETC = [
+  '/etc/ld.so.cache',
+  '/etc/ld.so.conf',
+  '/etc/ld.so.conf.d',
+  '/etc/alternatives',
+  '/etc/ssl/certs',
+  '/etc/ssl/openssl.cnf',
+  '/etc/ca-certificates',
+  '/etc/resolv.conf',
+  '/etc/hosts',
+  '/etc/host.conf',
+  '/etc/gai.conf',
+  '/etc/nsswitch.conf',
+  '/etc/passwd',
+  '/etc/group',
+  '/etc/localtime',
+  '/etc/mime.types',
+  '/etc/protocols',
+  '/etc/services',
+  '/etc/os-release',
+];
+
+/**
+ * The bwrap command line that runs spec.cmd in a sandbox. A root daemon's workloads drop to
+ * uid 65534 through setpriv inside it (bwrap's own --uid would need a user namespace whose
+ * 65534 maps back to root, which keeps root's file ownership); a non-root daemon's bwrap makes
+ * the user namespace itself and keeps the user's uid.
+ */
+export function sandboxCommand(spec: SandboxSpec): { cmd: string; args: string[] } {
+  const a: string[] = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--proc', '/proc', '--dev', '/dev'];
+  if (!runsAsRoot()) a.push('--unshare-user', '--cap-drop', 'ALL');
+  a.push('--perms', '1777', '--tmpfs', '/tmp', '--ro-bind', '/usr', '/usr');
+  for (const top of ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']) {
+    try {
+      const st = lstatSync(top);
+      if (st.isSymbolicLink()) a.push('--symlink', readlinkSync(top), top);
+      else if (st.isDirectory()) a.push('--ro-bind', top, top);
+    } catch {
+      // not on this machine
+    }
+  }
+  // Directories bwrap makes on its own are 0700 when it runs as root: make parents explicitly.
+  const made = new Set(['/', '/tmp', '/usr', '/proc', '/dev']);
+  const parents = (p: string) => {
+    const chain: string[] = [];
+    for (let d = dirname(p); !made.has(d) && d !== '/'; d = dirname(d)) chain.unshift(d);
+    for (const d of chain) {
+      a.push('--perms', '0755', '--dir', d);
+      made.add(d);
+    }
+  };
+  for (const f of ETC) {
+    if (!existsSync(f)) continue;
+    parents(f);
+    a.push('--ro-bind', f, f);
+  }
+  const binds = (paths: string[] | undefined, flag: string) => {
+    for (const p of new Set((paths ?? []).map((x) => resolve(x)))) {
+      if (!existsSync(p) || p.startsWith('/usr/')) continue;
+      parents(p);
+      a.push(flag, p, p);
+      made.add(p);
+    }
+  };
+  binds(spec.readOnly, '--ro-bind');
+  binds(spec.writable, '--bind');
+  a.push('--chdir', spec.cwd);
+  const tail = runsAsRoot()
+    ? ['/usr/bin/setpriv', `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--', spec.cmd, ...spec.args]
+    : [spec.cmd, ...spec.args];
+  return { cmd: onPath('bwrap') ?? 'bwrap', args: [...a, '--', ...tail] };
+}
+
+/**
+ * The prefix of a Python interpreter outside /usr (pyenv's under ~/.pyenv/versions/X): bound
+ * read-only so the interpreter works, and nothing else of that home.
+ */
+export function interpreterRoots(python: string | undefined): string[] {
+  if (!python || !python.startsWith('/')) return [];
+  const roots = new Set<string>();
+  try {
+    const real = realpathSync(python);
+    // bin/python3 -> the prefix; a venv's bin/python links to its base interpreter's.
+    roots.add(dirname(dirname(real)));
+    roots.add(dirname(dirname(python)));
+  } catch {
+    return [];
+  }
+  return [...roots].filter((r) => r !== '/' && !r.startsWith('/usr'));
+}
+
+/** A PATH that exists inside the sandbox: the interpreter's bin first, then /usr. */
+export function sandboxPath(firstDirs: string[]): string {
+  return [...firstDirs, '/usr/local/bin', '/usr/bin', '/bin'].join(':');
+}
