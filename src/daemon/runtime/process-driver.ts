@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { AGENT_FRAMEWORKS, agentHarnessCommand, resolvePython, runtimeCommand, type AgentFramework, type Runtime, type WorkloadCommand } from '../runtimes/index.js';
 import { BuildFailure, type Artifact, type BuildSpec, type Driver, type RunningInstance, type StartSpec } from './driver.js';
 import { instanceLimits, releaseCgroups } from './limits.js';
-import { interpreterRoots, isolationStatus, runsAsRoot, SANDBOX_UID, sandboxCommand, sandboxPath, type IsolationMode } from './sandbox.js';
+import { interpreterRoots, isolationStatus, pipSettings, runsAsRoot, SANDBOX_UID, sandboxCommand, sandboxPath, type IsolationMode } from './sandbox.js';
 
 const isAgentFramework = (f: string): f is AgentFramework => (AGENT_FRAMEWORKS as readonly string[]).includes(f);
 
@@ -13,6 +13,7 @@ const isAgentFramework = (f: string): f is AgentFramework => (AGENT_FRAMEWORKS a
 interface StepSandbox {
   readOnly: string[];
   writable: string[];
+  mapped?: Array<[string, string]>;
 }
 
 /**
@@ -163,7 +164,8 @@ export class ProcessDriver implements Driver {
     // pip runs the packages' own build code: sandboxed, it may write only the environment.
     const host = await resolvePython('python3');
     if (sandbox && runsAsRoot()) chownTree(venv);
-    const box = sandbox ? { readOnly: [dir, ...interpreterRoots(host)], writable: [venv] } : undefined;
+    const pip = pipSettings('/tmp');
+    const box = sandbox ? { readOnly: [dir, ...interpreterRoots(host), ...pip.readOnly], writable: [venv], mapped: pip.mapped } : undefined;
     const code = await run(sandbox ? host : 'python3', ['-m', 'pip', '--python', python, 'install', '--disable-pip-version-check', '--no-input', '-r', req], dir, output, signal, {}, box);
     if (code !== 0) {
       rmSync(venv, { recursive: true, force: true });
@@ -195,8 +197,8 @@ function run(cmd: string, args: string[], cwd: string, output: (c: string) => vo
     try {
       if (box) {
         const kept = Object.fromEntries(Object.entries(process.env).filter(([k]) => BUILD_PASSTHROUGH.test(k))) as Record<string, string>;
-        const bins = [...box.readOnly.map((d) => join(d, 'bin')).filter((d) => existsSync(d))];
-        const inner = sandboxCommand({ cmd, args, cwd, readOnly: box.readOnly, writable: box.writable });
+        const bins = box.readOnly.map((d) => join(d, 'bin')).filter((d) => !d.startsWith('/etc') && existsSync(d));
+        const inner = sandboxCommand({ cmd, args, cwd, readOnly: box.readOnly, writable: box.writable, mapped: box.mapped });
         const stepEnv = { ...kept, PATH: sandboxPath(bins), HOME: '/tmp', PYTHONDONTWRITEBYTECODE: '1', ...env };
         child = spawn(inner.cmd, inner.args, { cwd: '/', env: stepEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
       } else {

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 
 /**
@@ -79,6 +80,8 @@ export interface SandboxSpec {
   readOnly?: string[];
   /** Host paths visible writable at the same place (a build's output and caches). */
   writable?: string[];
+  /** Host files visible read-only elsewhere: [host path, sandbox path]. */
+  mapped?: Array<[string, string]>;
 }
 
 /** Files of /etc the runtimes read (loader cache, name resolution, TLS roots, user names). */
@@ -148,6 +151,11 @@ export function sandboxCommand(spec: SandboxSpec): { cmd: string; args: string[]
   };
   binds(spec.readOnly, '--ro-bind');
   binds(spec.writable, '--bind');
+  for (const [src, dest] of spec.mapped ?? []) {
+    if (!existsSync(src)) continue;
+    parents(dest);
+    a.push('--ro-bind', src, dest);
+  }
   a.push('--chdir', spec.cwd);
   const tail = runsAsRoot()
     ? ['/usr/bin/setpriv', `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--', spec.cmd, ...spec.args]
@@ -176,4 +184,34 @@ export function interpreterRoots(python: string | undefined): string[] {
 /** A PATH that exists inside the sandbox: the interpreter's bin first, then /usr. */
 export function sandboxPath(firstDirs: string[]): string {
   return [...firstDirs, '/usr/local/bin', '/usr/bin', '/bin'].join(':');
+}
+
+/**
+ * The machine's pip configuration for a sandboxed pip install: the system files, the daemon
+ * user's own pip.conf (mapped to the sandbox's HOME, and nothing else of that home), and the
+ * local directories they and the PIP_ variables name (wheel folders, file:// indexes,
+ * constraints). The operator's offline set-up then works the same inside.
+ */
+export function pipSettings(sandboxHome: string): { readOnly: string[]; mapped: Array<[string, string]> } {
+  const system = ['/etc/pip.conf', '/etc/xdg/pip'];
+  const user: Array<[string, string]> = [
+    [join(homedir(), '.config', 'pip', 'pip.conf'), join(sandboxHome, '.config', 'pip', 'pip.conf')],
+    [join(homedir(), '.pip', 'pip.conf'), join(sandboxHome, '.pip', 'pip.conf')],
+  ];
+  const texts: string[] = Object.entries(process.env).filter(([k]) => k.startsWith('PIP_')).map(([, v]) => v ?? '');
+  const files = [...system.flatMap((p) => (p.endsWith('pip') ? [join(p, 'pip.conf')] : [p])), ...user.map(([src]) => src), process.env.PIP_CONFIG_FILE ?? ''];
+  for (const f of files) {
+    try {
+      texts.push(readFileSync(f, 'utf8'));
+    } catch {
+      // absent
+    }
+  }
+  const paths = new Set<string>();
+  for (const token of texts.join('\n').split(/[\s=]+/)) {
+    const p = token.startsWith('file://') ? decodeURIComponent(token.slice('file://'.length)) : token;
+    if (p.startsWith('/') && existsSync(p) && !p.startsWith(homedir())) paths.add(p);
+  }
+  const readOnly = [...system, ...paths, ...(process.env.PIP_CONFIG_FILE ? [process.env.PIP_CONFIG_FILE] : [])];
+  return { readOnly: readOnly.filter((p) => existsSync(p)), mapped: user };
 }
