@@ -23,7 +23,7 @@ export default class DaemonStart extends BaseCommand {
     const info = await startDaemon({ port: flags.port, env });
     this.print(info.alreadyRunning ? `daemon already running at ${info.url} (pid ${info.pid})` : info.url);
     this.note(info.alreadyRunning ? '' : `state directory: ${platformHome()}`);
-    if (info.isolation === 'unavailable' || info.isolation === 'none') this.warn(`workload isolation ${info.isolation}: ${info.isolation_detail}`);
+    if (info.isolation === 'unavailable' || info.isolation === 'none') process.stderr.write(`warning: workload isolation ${info.isolation}: ${info.isolation_detail}\n`);
     return { url: info.url, pid: info.pid, already_running: info.alreadyRunning, isolation: info.isolation ?? null };
   }
 }

@@ -40,6 +40,13 @@ function onPath(bin: string): string | undefined {
   return ['/usr/bin', '/bin'].map((d) => join(d, bin)).find((p) => existsSync(p));
 }
 
+/** bwrap: PLATFORM_BWRAP names it where it is not on PATH (a path that does not exist means none). */
+function bwrapPath(): string | undefined {
+  const set = process.env.PLATFORM_BWRAP;
+  if (set) return existsSync(set) ? set : undefined;
+  return onPath('bwrap');
+}
+
 let probed: Promise<IsolationStatus> | undefined;
 
 /** The daemon's isolation as `daemon status` and the start-up log line report it. */
@@ -60,7 +67,7 @@ export function isolationStatus(mode: IsolationMode): Promise<IsolationStatus> {
     return Promise.resolve({ state: 'none', detail: "off (--isolation none): workloads run unsandboxed as the daemon's user and can read its state directory" });
   }
   probed ??= new Promise((resolvePromise) => {
-    const bwrap = onPath('bwrap');
+    const bwrap = bwrapPath();
     if (!bwrap) return resolvePromise({ state: 'unavailable', detail: `bubblewrap (bwrap) is not installed, so workloads cannot be sandboxed: ${INSTALL_HINT}` });
     const { cmd, args } = sandboxCommand({ cmd: '/usr/bin/true', args: [], cwd: '/' });
     execFile(cmd, args, { timeout: 10_000 }, (err, _out, stderr) => {
@@ -160,7 +167,7 @@ export function sandboxCommand(spec: SandboxSpec): { cmd: string; args: string[]
   const tail = runsAsRoot()
     ? ['/usr/bin/setpriv', `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--', spec.cmd, ...spec.args]
     : [spec.cmd, ...spec.args];
-  return { cmd: onPath('bwrap') ?? 'bwrap', args: [...a, '--', ...tail] };
+  return { cmd: bwrapPath() ?? 'bwrap', args: [...a, '--', ...tail] };
 }
 
 /**
