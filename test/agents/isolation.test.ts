@@ -48,7 +48,16 @@ def handle(event):
     except Exception as e:
         own = type(e).__name__
     pids = sorted(int(n) for n in os.listdir("/proc") if n.isdigit())
-    return {"files": files, "dirs": listed, "pids": pids, "signal": signal, "own_source": own, "uid": os.getuid()}
+    # What a workload may do: write its private temp dir and HOME, take a multiprocessing lock.
+    try:
+        import multiprocessing, tempfile
+        multiprocessing.Lock()
+        with tempfile.NamedTemporaryFile(dir=os.environ.get("HOME", "/tmp")) as f:
+            f.write(b"x")
+        usable = "ok"
+    except Exception as e:
+        usable = type(e).__name__ + ": " + str(e)
+    return {"files": files, "dirs": listed, "pids": pids, "signal": signal, "own_source": own, "uid": os.getuid(), "usable": usable}
 `;
 
 const VICTIM_PY = `def handle(event):
@@ -88,6 +97,7 @@ interface Probe {
   signal: string;
   own_source: string;
   uid: number;
+  usable: string;
 }
 
 /** Deploys the victim (second project) and the probe, then asks the probe to try everything. */
@@ -127,6 +137,7 @@ function expectNothingReached(probe: Probe, targets: string[], home: string, vic
   expect(probe.pids.length).toBeLessThan(10);
   expect(probe.signal).toBe('ProcessLookupError');
   expect(probe.own_source).not.toBe('written');
+  expect(probe.usable).toBe('ok');
 }
 
 const secretFile = join(homedir(), `.platform-test-secret-${randomBytes(6).toString('hex')}`);

@@ -123,7 +123,8 @@ const ETC = [
 export function sandboxCommand(spec: SandboxSpec): { cmd: string; args: string[] } {
   const a: string[] = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--proc', '/proc', '--dev', '/dev'];
   if (!runsAsRoot()) a.push('--unshare-user', '--cap-drop', 'ALL');
-  a.push('--perms', '1777', '--tmpfs', '/tmp', '--ro-bind', '/usr', '/usr');
+  // /dev/shm is the POSIX semaphores' and shared memory's home (Python's multiprocessing locks).
+  a.push('--perms', '1777', '--tmpfs', '/tmp', '--perms', '1777', '--tmpfs', '/dev/shm', '--ro-bind', '/usr', '/usr');
   for (const top of ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']) {
     try {
       const st = lstatSync(top);
