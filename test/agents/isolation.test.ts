@@ -160,6 +160,30 @@ describe.skipIf(sandbox.state !== 'bubblewrap')('process driver: bubblewrap sand
     if (process.getuid?.() === 0) expect(probe.uid).toBe(65534);
   });
 
+  it('stopping an instance stops what it started, even a process that left its session', async () => {
+    const token = await d.adminToken();
+    const mark = `4242.${Math.floor(Math.random() * 1e6)}`;
+    const spawner = `import subprocess\n\ndef handle(event):\n    p = subprocess.Popen(["sleep", "${mark}"], start_new_session=True)\n    return {"child": p.pid}\n`;
+    expect((await deployForm(d, token, { name: 'spawner', framework: 'function', runtime: 'python' }, archive({ 'main.py': spawner }))).status).toBe(202);
+    await waitState(d, token, 'spawner', 'ready', '', 170_000);
+    expect((await d.api('POST', '/v1/agents/spawner/invoke', { body: { message: 'go' } })).status).toBe(200);
+    const sleepers = () =>
+      readdirSync('/proc')
+        .filter((n) => /^\d+$/.test(n))
+        .filter((n) => {
+          try {
+            return readFileSync(`/proc/${n}/cmdline`, 'utf8').split('\0').includes(mark);
+          } catch {
+            return false;
+          }
+        });
+    expect(sleepers()).toHaveLength(1);
+    expect((await d.api('DELETE', '/v1/agents/spawner', { token })).status).toBeLessThan(300);
+    const deadline = Date.now() + 20_000;
+    while (sleepers().length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(sleepers()).toEqual([]);
+  });
+
   it('an instance runs under its size limits (spec 1 §8.4) and its cgroup goes with it', async () => {
     const row = d.db.prepare(`SELECT i.id FROM agents_instances i JOIN agents_agents a ON a.id = i.agent_id WHERE a.name = 'probe'`).get() as { id: string } | undefined;
     expect(row).toBeDefined();
