@@ -5,9 +5,12 @@ import { dirname, join } from 'node:path';
 import { AGENT_FRAMEWORKS, agentHarnessCommand, resolvePython, runtimeCommand, type AgentFramework, type Runtime, type WorkloadCommand } from '../runtimes/index.js';
 import { BuildFailure, type Artifact, type BuildSpec, type Driver, type RunningInstance, type StartSpec } from './driver.js';
 import { instanceLimits, releaseCgroups } from './limits.js';
-import { interpreterRoots, isolationStatus, pipSettings, runsAsRoot, SANDBOX_UID, sandboxCommand, sandboxPath, type IsolationMode } from './sandbox.js';
+import { interpreterRoots, isolationStatus, pipSettings, runsAsRoot, SANDBOX_UID, sandboxCommand, sandboxPath, toolRoot, type IsolationMode } from './sandbox.js';
 
 const isAgentFramework = (f: string): f is AgentFramework => (AGENT_FRAMEWORKS as readonly string[]).includes(f);
+
+/** The toolchain each function runtime runs (python has its own resolution, interpreterRoots). */
+const TOOLS: Record<string, string> = { nodejs: 'node', go: 'go', ruby: 'ruby' };
 
 /** How a build step runs: on the host, or in a sandbox seeing these paths. */
 interface StepSandbox {
@@ -79,7 +82,8 @@ export class ProcessDriver implements Driver {
         writable.push(goCache);
       }
       const python = venv ?? (await resolvePython('python3'));
-      const box = sandbox ? { readOnly: [...(venv ? [dirname(dirname(venv))] : []), ...interpreterRoots(python)], writable } : undefined;
+      const tool = TOOLS[spec.runtime ?? ''] ? toolRoot(TOOLS[spec.runtime ?? '']!) : undefined;
+      const box = sandbox ? { readOnly: [...(venv ? [dirname(dirname(venv))] : []), ...interpreterRoots(python), ...(tool ? [tool.root] : [])], writable } : undefined;
       const code = await run(cmd.build.cmd, cmd.build.args, cmd.build.cwd ?? dir, output, signal, { ...pythonPath(spec.framework, spec.runtime, dir), ...cmd.build.env }, box);
       if (code !== 0) throw new BuildFailure(`build step exited with code ${code}\n`);
     }
@@ -107,9 +111,11 @@ export class ProcessDriver implements Driver {
     // Inside, the sandbox's own PATH (the daemon's may name version-manager shims it cannot
     // see) and a HOME on its private /tmp.
     const python = venvPython ?? (await resolvePython('python3'));
-    env.PATH = sandboxPath([...(venvPython ? [dirname(venvPython)] : []), ...(python.startsWith('/') ? [dirname(python)] : [])]);
+    const tool = TOOLS[spec.runtime ?? ''] ? toolRoot(TOOLS[spec.runtime ?? '']!) : undefined;
+    env.PATH = sandboxPath([...(venvPython ? [dirname(venvPython)] : []), ...(python.startsWith('/') ? [dirname(python)] : []), ...(tool ? [tool.bin] : [])]);
     env.HOME = '/tmp';
-    let run = sandboxCommand({ cmd: cmd.cmd, args: cmd.args, cwd, readOnly: [spec.artifact, ...(venvPython ? [dirname(dirname(venvPython))] : []), ...interpreterRoots(python)] });
+    const readOnly = [spec.artifact, ...(venvPython ? [dirname(dirname(venvPython))] : []), ...interpreterRoots(python), ...(tool ? [tool.root] : [])];
+    let run = sandboxCommand({ cmd: cmd.cmd, args: cmd.args, cwd, readOnly });
     // Go and Node reserve large virtual regions up front: an address-space rlimit would stop them.
     const limits = spec.limits ? instanceLimits(spec.instanceId, spec.limits, spec.runtime !== 'go' && spec.runtime !== 'nodejs') : undefined;
     if (limits) run = limits.wrap(run.cmd, run.args);

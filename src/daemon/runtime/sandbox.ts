@@ -189,6 +189,22 @@ export function interpreterRoots(python: string | undefined): string[] {
   return [...roots].filter((r) => r !== '/' && !r.startsWith('/usr'));
 }
 
+/**
+ * A runtime's installation outside /usr (node from nvm, go in /opt/go): its prefix, bound
+ * read-only, and its bin directory for PATH. Nothing for a runtime /usr already holds.
+ */
+export function toolRoot(bin: string): { root: string; bin: string } | undefined {
+  const found = onPath(bin);
+  if (!found) return undefined;
+  try {
+    const real = realpathSync(found);
+    if (real.startsWith('/usr/')) return undefined;
+    return { root: dirname(dirname(real)), bin: dirname(real) };
+  } catch {
+    return undefined;
+  }
+}
+
 /** A PATH that exists inside the sandbox: the interpreter's bin first, then /usr. */
 export function sandboxPath(firstDirs: string[]): string {
   return [...firstDirs, '/usr/local/bin', '/usr/bin', '/bin'].join(':');
