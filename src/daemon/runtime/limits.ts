@@ -57,7 +57,7 @@ export interface InstanceLimits {
   /** Wraps the instance's command so it starts inside the limits. */
   wrap(cmd: string, args: string[]): { cmd: string; args: string[] };
   /** Kills what is left inside and removes the cgroup. */
-  release(): void;
+  release(): Promise<void>;
 }
 
 /**
@@ -95,22 +95,24 @@ export function instanceLimits(instanceId: string, limits: Limits, addressSpaceO
         release: () => releaseCgroups(instanceId),
       };
     } catch {
-      releaseCgroups(instanceId);
+      void releaseCgroups(instanceId);
     }
   }
   const rlimits = [`--nproc=${PIDS_MAX}`, ...(addressSpaceOk ? [`--as=${limits.memoryBytes}`] : [])];
   return {
     kind: 'rlimit',
     wrap: (cmd, args) => ({ cmd: 'prlimit', args: [...rlimits, '--', cmd, ...args] }),
-    release: () => undefined,
+    release: async () => undefined,
   };
 }
 
-/** Kills every process left in an instance's cgroups and removes them (stop and reap). */
-export function releaseCgroups(instanceId: string): void {
+/**
+ * Kills every process left in an instance's cgroups and removes them (stop and reap). The
+ * kernel empties a group within milliseconds of the kill; the wait never blocks the event loop.
+ */
+export async function releaseCgroups(instanceId: string): Promise<void> {
   for (const d of dirsFor(instanceId)) {
-    if (!existsSync(d)) continue;
-    for (let attempt = 0; attempt < 20; attempt++) {
+    for (let attempt = 0; attempt < 40 && existsSync(d); attempt++) {
       let pids: number[] = [];
       try {
         pids = readFileSync(join(d, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
@@ -126,10 +128,8 @@ export function releaseCgroups(instanceId: string): void {
       }
       try {
         rmdirSync(d);
-        break;
       } catch {
-        // processes still exiting: the kernel empties the group within milliseconds
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+        await new Promise((r) => setTimeout(r, 5));
       }
     }
   }

@@ -120,12 +120,12 @@ export class ProcessDriver implements Driver {
     const limits = spec.limits ? instanceLimits(spec.instanceId, spec.limits, spec.runtime !== 'go' && spec.runtime !== 'nodejs') : undefined;
     if (limits) run = limits.wrap(run.cmd, run.args);
     const child = spawn(run.cmd, run.args, { cwd: '/', env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    return processInstance(child, () => limits?.release());
+    return processInstance(child, limits ? () => limits.release() : undefined);
   }
 
   async reap(leftover: { id?: string; pid?: number | null }): Promise<void> {
     if (leftover.pid) killGroup(leftover.pid, 'SIGKILL');
-    if (leftover.id) releaseCgroups(leftover.id);
+    if (leftover.id) await releaseCgroups(leftover.id);
   }
 
   async discard(artifact: string): Promise<void> {
@@ -252,13 +252,13 @@ function ownCache(dir: string): void {
   if (statSync(dir).uid !== SANDBOX_UID) chownTree(dir);
 }
 
-function processInstance(child: ChildProcess, released?: () => void): RunningInstance {
+function processInstance(child: ChildProcess, released?: () => Promise<void>): RunningInstance {
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
     child.on('exit', (code, signal) => resolve({ code, signal }));
     child.on('error', () => resolve({ code: 127, signal: null }));
-  }).then((r) => {
+  }).then(async (r) => {
     // The sandbox is gone with its first process; whatever the cgroup still holds goes too.
-    released?.();
+    await released?.().catch(() => undefined);
     return r;
   });
   return {
