@@ -108,10 +108,12 @@ export class ProcessDriver implements Driver {
       PORT: String(spec.port),
     };
     if (!sandbox) return processInstance(spawn(cmd.cmd, cmd.args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }));
-    // Inside, the sandbox's own PATH (the daemon's may name version-manager shims it cannot
-    // see) and a HOME on its private /tmp.
+    // A revision built before the sandbox (or unsandboxed) is still root's: hand it over once.
+    if (runsAsRoot() && statSync(spec.artifact).uid !== SANDBOX_UID) chownTree(spec.artifact);
     const python = venvPython ?? (await resolvePython('python3'));
     const tool = TOOLS[spec.runtime ?? ''] ? toolRoot(TOOLS[spec.runtime ?? '']!) : undefined;
+    // Inside, the sandbox's own PATH (the daemon's may name version-manager shims it cannot
+    // see) and a HOME on its private /tmp.
     env.PATH = sandboxPath([...(venvPython ? [dirname(venvPython)] : []), ...(python.startsWith('/') ? [dirname(python)] : []), ...(tool ? [tool.bin] : [])]);
     env.HOME = '/tmp';
     const readOnly = [spec.artifact, ...(venvPython ? [dirname(dirname(venvPython))] : []), ...interpreterRoots(python), ...(tool ? [tool.root] : [])];
