@@ -9,6 +9,9 @@ export interface DaemonInfo {
   version: string;
   url: string;
   pid: number;
+  /** How workloads are isolated (bubblewrap, none, unavailable, docker); absent from older daemons. */
+  isolation?: string;
+  isolation_detail?: string;
 }
 
 const locatorFile = () => join(platformHome(), 'daemon.json');

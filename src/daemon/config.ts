@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { VECTOR_LIMITS, type VectorSettings } from '../api/vector.js';
 import type { RateLimitConfig } from './http/rate-limit.js';
+import { isolationModeFromEnv, type IsolationMode } from './runtime/sandbox.js';
 import { cacheConfig, type CacheConfig } from './services/cache/config.js';
 import { messagingConfig, type MessagingConfig } from './services/messaging/config.js';
 
@@ -42,6 +43,8 @@ export interface DaemonConfig {
 
 export interface WorkloadConfig {
   driver: 'process' | 'docker';
+  /** PLATFORM_ISOLATION / `daemon start --isolation`: `sandbox` (bubblewrap) or the opt-out `none`. */
+  isolation: IsolationMode;
   buildConcurrency: number;
   /** Build time limit, counted from the claim: queued time does not count (spec 1 §3). */
   buildTimeoutMs: number;
@@ -77,6 +80,7 @@ const duration = (v: string | undefined, dMs: number) => {
 export function workloadConfigFromEnv(env: NodeJS.ProcessEnv): WorkloadConfig {
   return {
     driver: env.PLATFORM_DRIVER === 'docker' ? 'docker' : 'process',
+    isolation: isolationModeFromEnv(env),
     buildConcurrency: Math.max(1, num(env.PLATFORM_BUILD_CONCURRENCY, 2)),
     buildTimeoutMs: num(env.PLATFORM_BUILD_TIMEOUT_SECONDS, 20 * 60) * 1000,
     buildQueueWaitMs: num(env.PLATFORM_BUILD_QUEUE_WAIT_SECONDS, 30 * 60) * 1000,

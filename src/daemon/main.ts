@@ -3,6 +3,7 @@ import { configFromEnv } from './config.js';
 import { statePaths, writePrivate } from './bootstrap.js';
 import { startDaemon } from './server.js';
 import { createLogger } from './logger.js';
+import { workloadIsolation } from './runtime/sandbox.js';
 
 /**
  * The daemon process: `platform daemon start` runs this detached. It writes a locator file
@@ -15,7 +16,9 @@ async function main(): Promise<void> {
   const config = configFromEnv(process.env, overrides);
   const daemon = await startDaemon(config, { log });
   const paths = statePaths(config.home);
-  writePrivate(paths.locator, JSON.stringify({ version: config.version, url: daemon.url, pid: process.pid }) + '\n');
+  // `platform daemon status` reads how workloads are isolated from here (the agents area logs it).
+  const isolation = await workloadIsolation(config.workloads);
+  writePrivate(paths.locator, JSON.stringify({ version: config.version, url: daemon.url, pid: process.pid, isolation: isolation.state, isolation_detail: isolation.detail }) + '\n');
   log.info('daemon listening', { url: daemon.url, home: config.home, pid: process.pid });
 
   let stopping = false;

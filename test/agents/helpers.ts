@@ -50,6 +50,10 @@ sys.stdout.buffer.write(buf.getvalue())
 
 export const HELLO_PY = `import os, sys
 
+# Which process answered: under the sandbox every instance's shim has the same pid in its own
+# PID namespace, so the pid alone cannot tell two instances apart.
+BOOT = os.urandom(8).hex()
+
 def handle(event):
     print("handling", event.get("message"), flush=True)
     if event.get("message") == "crash":
@@ -62,7 +66,7 @@ def handle(event):
         return {"statusCode": 201, "created": True}
     if event.get("message") == "ids":
         return {"session_id": "mine", "reply": "kept"}
-    return {"reply": "hello " + str(event.get("message")), "pid": os.getpid(), "keys": sorted(event.keys())}
+    return {"reply": "hello " + str(event.get("message")), "pid": os.getpid(), "boot": BOOT, "keys": sorted(event.keys())}
 `;
 
 /**

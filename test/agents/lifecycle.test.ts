@@ -1,8 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createConnection } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { cast } from '../helpers/fixtures.js';
@@ -46,7 +43,7 @@ describe('instances', () => {
   it('scales to zero after idle and cold-starts on the next request', async () => {
     const warm = await invoke('life', 'one');
     expect(warm.status).toBe(200);
-    const firstPid = warm.body.pid;
+    const firstBoot = warm.body.boot;
     // Warm invoke latency through the daemon.
     const times: number[] = [];
     for (let i = 0; i < 30; i++) {
@@ -68,7 +65,7 @@ describe('instances', () => {
     console.log(`cold start from zero (process driver, python): ${coldMs.toFixed(0)} ms`);
     expect(cold.status).toBe(200);
     expect(cold.body.reply).toBe('hello two');
-    expect(cold.body.pid).not.toBe(firstPid);
+    expect(cold.body.boot).not.toBe(firstBoot);
     const hist = await d.api('GET', `/v1/agents/life/logs/history${q()}`, { token });
     expect(hist.body.lines.some((l: any) => l.stream === 'system' && /scaled to zero after/.test(l.message))).toBe(true);
   });
@@ -176,12 +173,19 @@ describe('failures', () => {
 
   it('the running-instance quota keeps a new revision deploying with numbers, then admits it', async () => {
     // The held request keeps the one admitted instance busy, so it cannot scale away meanwhile.
-    const HOLD_PY = `import os, time\ndef handle(event):\n    m = event.get("message") or ""\n    while m.startswith("hold:") and not os.path.exists(m[5:]):\n        time.sleep(0.01)\n    return {"ok": True}\n`;
+    // It waits on a loopback socket of the test: the sandboxed workload cannot see the test's files.
+    const HOLD_PY = `import socket\ndef handle(event):\n    m = event.get("message") or ""\n    if m.startswith("hold:"):\n        s = socket.create_connection(("127.0.0.1", int(m[5:])))\n        s.recv(1)\n        s.close()\n    return {"ok": True}\n`;
+    const waiting: Socket[] = [];
+    const gate = createServer((sock) => waiting.push(sock));
+    await new Promise<void>((r) => gate.listen(0, '127.0.0.1', r));
+    const releaseHeld = () => {
+      for (const sock of waiting) sock.end('x');
+      gate.close();
+    };
     expect((await deployForm(d, token, { name: 'quota', framework: 'function' }, archive({ 'main.py': HOLD_PY }), q())).status).toBe(202);
     await waitState(d, token, 'quota', 'ready', c.project.slug);
-    const release = join(mkdtempSync(join(tmpdir(), 'quota-')), 'release');
     const running = () => (d.db.prepare(`SELECT COUNT(*) AS n FROM agents_instances i JOIN agents_agents a ON a.id = i.agent_id WHERE a.project_id = ?`).get(c.project.id) as { n: number }).n;
-    const held = invoke('quota', `hold:${release}`);
+    const held = invoke('quota', `hold:${(gate.address() as AddressInfo).port}`);
     try {
       while (!instancesOf('quota').length) await sleep(20);
       // Other instances of the project scale away (idle 1 s); only the held one counts.
@@ -203,13 +207,13 @@ describe('failures', () => {
       expect(refused.status).toBe(503);
       expect(refused.body.error).toMatch(/running-instance limit: 1 of 1 instances in use/);
       expect(refused.headers.get('retry-after')).toBe('5');
-      writeFileSync(release, '');
+      releaseHeld();
       expect((await held).status).toBe(200);
       // Once the held instance scales to zero the waiting revision is admitted.
       const ready = await waitState(d, token, 'quota2', 'ready', c.project.slug);
       expect(ready.message).toBeUndefined();
     } finally {
-      writeFileSync(release, '');
+      releaseHeld();
       d.db.prepare(`UPDATE acct_project_quotas SET value = 50 WHERE project_id = ? AND resource = 'instances'`).run(c.project.id);
     }
   });

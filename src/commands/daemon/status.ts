@@ -9,8 +9,10 @@ export default class DaemonStatus extends BaseCommand {
 
   async run() {
     const info = await findDaemon();
-    const result = { running: Boolean(info), url: info?.url, pid: info?.pid, version: info?.version, home: platformHome() };
-    if (info) this.fields({ state: 'running', url: info.url, pid: info.pid, version: info.version, home: result.home });
+    const isolation = info?.isolation ? { state: info.isolation, detail: info.isolation_detail ?? '' } : undefined;
+    const result = { running: Boolean(info), url: info?.url, pid: info?.pid, version: info?.version, home: platformHome(), isolation };
+    if (info) this.fields({ state: 'running', url: info.url, pid: info.pid, version: info.version, home: result.home, isolation: isolation ? `${isolation.state}: ${isolation.detail}` : 'unknown' });
+    if (isolation?.state === 'unavailable' || isolation?.state === 'none') process.stderr.write(`warning: workload isolation ${isolation.state}: ${isolation.detail}\n`);
     else this.print(`daemon is not running (state directory ${result.home}); start it with \`platform daemon start\``);
     if (!info) process.exitCode = 1;
     return result;

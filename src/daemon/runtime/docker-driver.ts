@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { loadDockerode } from '../lazy/modules.js';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -9,6 +9,10 @@ import { agentHarnessCommand, runtimeCommand, type AgentFramework, type Runtime,
 import { BuildFailure, type Artifact, type BuildSpec, type Driver, type RunningInstance, type StartSpec } from './driver.js';
 
 const WORKDIR = '/workload';
+/** Containers run as nobody (issue 16): the image's files are made world-readable, not theirs. */
+const CONTAINER_USER = '65534:65534';
+/** Processes and threads per container, as the process driver's cgroup (limits.ts). */
+const PIDS_LIMIT = 512;
 
 const quote = (s: string) => JSON.stringify(s);
 
@@ -57,6 +61,7 @@ export class DockerDriver implements Driver {
         const cmds: WorkloadCommand = isAgent ? agentHarnessCommand(spec.framework as AgentFramework, WORKDIR) : runtimeCommand(runtime, WORKDIR);
         cpSync(join(context, 'src'), join(context, 'ctx', 'workload'), { recursive: true });
         await cmds.prepare?.(join(context, 'ctx', 'workload'));
+        readableTree(join(context, 'ctx', 'workload'));
         const base = this.baseImages[isAgent ? 'python' : runtime];
         // As under the process driver, python workloads import from their own directory.
         // Base images carry no C compiler: Go builds pure Go there whatever the host has.
@@ -94,13 +99,23 @@ export class DockerDriver implements Driver {
   }
 
   async start(spec: StartSpec): Promise<RunningInstance> {
+    // Platform-built images write nothing outside /tmp, so their root is read-only; a user's own
+    // Dockerfile (the container framework) may write where it likes, still as nobody.
+    const ours = spec.framework !== 'container';
     const container = await this.docker.createContainer({
       Image: spec.artifact,
       name: `platform-${spec.instanceId}`,
-      Env: Object.entries({ ...spec.env, PORT: String(spec.port) }).map(([k, v]) => `${k}=${v}`),
+      User: CONTAINER_USER,
+      Env: Object.entries({ HOME: '/tmp', ...spec.env, PORT: String(spec.port) }).map(([k, v]) => `${k}=${v}`),
       HostConfig: {
         NetworkMode: 'host',
+        // Removed on exit by this driver (below), not by the engine: the exit code is read first.
         AutoRemove: false,
+        CapDrop: ['ALL'],
+        SecurityOpt: ['no-new-privileges'],
+        PidsLimit: PIDS_LIMIT,
+        ReadonlyRootfs: ours,
+        Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=268435456' },
         ...(spec.limits ? { Memory: spec.limits.memoryBytes, NanoCpus: Math.round(spec.limits.cpus * 1e9) } : {}),
       },
       Labels: { 'platform.instance': spec.instanceId },
@@ -114,10 +129,15 @@ export class DockerDriver implements Driver {
       stderr.end();
     });
     await container.start();
+    // A container that exits for any reason (a crash too) is removed once its code is known.
     const exited = container
       .wait()
       .then((r: { StatusCode: number }) => ({ code: r.StatusCode, signal: null }))
-      .catch(() => ({ code: null, signal: 'SIGKILL' }));
+      .catch(() => ({ code: null, signal: 'SIGKILL' }))
+      .then(async (r: { code: number | null; signal: string | null }) => {
+        await container.remove({ force: true }).catch(() => undefined);
+        return r;
+      });
     return {
       container: container.id,
       stdout,
@@ -138,5 +158,17 @@ export class DockerDriver implements Driver {
 
   async discard(artifact: string): Promise<void> {
     await this.docker.getImage(artifact).remove({ force: true }).catch(() => undefined);
+  }
+}
+
+/** Directories 0755 and files at least 0644 in the image: readable by the container's user. */
+function readableTree(path: string): void {
+  const st = lstatSync(path);
+  if (st.isSymbolicLink()) return;
+  if (st.isDirectory()) {
+    chmodSync(path, 0o755);
+    for (const name of readdirSync(path)) readableTree(join(path, name));
+  } else {
+    chmodSync(path, (st.mode & 0o755) | 0o644);
   }
 }

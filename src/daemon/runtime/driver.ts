@@ -24,7 +24,7 @@ export interface StartSpec {
   runtime?: string;
   port: number;
   env: Record<string, string>;
-  /** Spec 1 §8.4: memory is request and limit, CPU a ceiling. Enforced by the docker driver. */
+  /** Spec 1 §8.4: memory is request and limit, CPU a ceiling. Docker enforces them; the process driver through a cgroup (limits.ts). */
   limits?: { cpus: number; memoryBytes: number };
 }
 
@@ -55,7 +55,7 @@ export interface Driver {
   build(spec: BuildSpec, output: (chunk: string) => void, signal: AbortSignal): Promise<Artifact>;
   start(spec: StartSpec): Promise<RunningInstance>;
   /** Stops what a previous daemon left running (found through the instances table). */
-  reap(leftover: { pid?: number | null; container?: string | null }): Promise<void>;
+  reap(leftover: { id?: string; pid?: number | null; container?: string | null }): Promise<void>;
   /** Removes a revision's artifact once no revision refers to it. */
   discard(artifact: string): Promise<void>;
 }

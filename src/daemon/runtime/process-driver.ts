@@ -1,16 +1,31 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AGENT_FRAMEWORKS, agentHarnessCommand, resolvePython, runtimeCommand, type AgentFramework, type Runtime, type WorkloadCommand } from '../runtimes/index.js';
 import { BuildFailure, type Artifact, type BuildSpec, type Driver, type RunningInstance, type StartSpec } from './driver.js';
+import { instanceLimits, releaseCgroups } from './limits.js';
+import { interpreterRoots, isolationStatus, pipSettings, runsAsRoot, SANDBOX_UID, sandboxCommand, sandboxPath, toolRoot, type IsolationMode } from './sandbox.js';
 
 const isAgentFramework = (f: string): f is AgentFramework => (AGENT_FRAMEWORKS as readonly string[]).includes(f);
 
+/** The toolchain each function runtime runs (python has its own resolution, interpreterRoots). */
+const TOOLS: Record<string, string> = { nodejs: 'node', go: 'go', ruby: 'ruby' };
+
+/** How a build step runs: on the host, or in a sandbox seeing these paths. */
+interface StepSandbox {
+  readOnly: string[];
+  writable: string[];
+  mapped?: Array<[string, string]>;
+}
+
 /**
  * The default driver: the shim and the handler run as child processes on 127.0.0.1, each
- * instance in its own process group so stopping it stops everything it started. An artifact is
- * a directory holding the revision's source (plus whatever the runtime's build produced).
+ * instance in its own process group (and, sandboxed, its own PID namespace and cgroup) so
+ * stopping it stops everything it started. An artifact is a directory holding the revision's
+ * source (plus whatever the runtime's build produced). Instances and the build steps that run
+ * user code (pip install, go build, the agent harness's --check) run under bubblewrap unless
+ * the daemon was started with --isolation none (sandbox.ts).
  */
 export class ProcessDriver implements Driver {
   readonly name = 'process' as const;
@@ -18,7 +33,16 @@ export class ProcessDriver implements Driver {
   constructor(
     private readonly workloadsDir: string,
     private readonly cacheDir: string,
+    private readonly isolation: IsolationMode = 'sandbox',
   ) {}
+
+  /** True when workloads run sandboxed; throws the refusal when they should and cannot. */
+  private async sandboxed(): Promise<boolean> {
+    if (this.isolation === 'none') return false;
+    const status = await isolationStatus('sandbox');
+    if (status.state !== 'bubblewrap') throw new Error(`refusing to run the workload unsandboxed: ${status.detail}`);
+    return true;
+  }
 
   async build(spec: BuildSpec, output: (chunk: string) => void, signal: AbortSignal): Promise<Artifact> {
     if (spec.framework === 'container') {
@@ -35,14 +59,32 @@ export class ProcessDriver implements Driver {
       chmodSync(target, f.mode & 0o755 | 0o600);
     }
     output(`source: ${spec.files.length} files written to ${spec.revision}\n`);
-    const venv = await this.pythonEnv(dir, output, signal);
+    let sandbox: boolean;
+    try {
+      sandbox = await this.sandboxed();
+    } catch (e) {
+      throw new BuildFailure(`${(e as Error).message}\n`);
+    }
+    const venv = await this.pythonEnv(dir, output, signal, sandbox);
     const cmd = await this.commands(spec.framework, spec.runtime, dir, venv);
     await cmd.prepare?.(dir);
+    // A root daemon's sandboxed steps run as nobody: the revision (and the Go cache) are theirs.
+    if (sandbox && runsAsRoot()) chownTree(dir);
     if (cmd.build) {
       // The agent harness's build is its --check: a missing framework package fails here,
       // naming the line to add to requirements.txt.
       output(`$ ${cmd.build.cmd} ${cmd.build.args.join(' ')}\n`);
-      const code = await run(cmd.build.cmd, cmd.build.args, cmd.build.cwd ?? dir, output, signal, { ...pythonPath(spec.framework, spec.runtime, dir), ...cmd.build.env });
+      const goCache = join(this.cacheDir, 'build');
+      const writable = [dir];
+      if (cmd.build.env?.GOCACHE) {
+        mkdirSync(goCache, { recursive: true });
+        if (sandbox && runsAsRoot()) ownCache(goCache);
+        writable.push(goCache);
+      }
+      const python = venv ?? (await resolvePython('python3'));
+      const tool = TOOLS[spec.runtime ?? ''] ? toolRoot(TOOLS[spec.runtime ?? '']!) : undefined;
+      const box = sandbox ? { readOnly: [...(venv ? [dirname(dirname(venv))] : []), ...interpreterRoots(python), ...(tool ? [tool.root] : [])], writable } : undefined;
+      const code = await run(cmd.build.cmd, cmd.build.args, cmd.build.cwd ?? dir, output, signal, { ...pythonPath(spec.framework, spec.runtime, dir), ...cmd.build.env }, box);
       if (code !== 0) throw new BuildFailure(`build step exited with code ${code}\n`);
     }
     if (venv) writeFileSync(join(dir, '.platform-python'), venv);
@@ -51,29 +93,41 @@ export class ProcessDriver implements Driver {
   }
 
   async start(spec: StartSpec): Promise<RunningInstance> {
+    const sandbox = await this.sandboxed();
     const marker = join(spec.artifact, '.platform-python');
     const venvPython = existsSync(marker) ? readFileSync(marker, 'utf8') : undefined;
     const cmd = (await this.commands(spec.framework, spec.runtime, spec.artifact, venvPython)).start;
-    const child = spawn(cmd.cmd, cmd.args, {
-      cwd: cmd.cwd ?? spec.artifact,
-      env: {
-        // The machine's PATH so python3, node, go and ruby resolve; HOME for tools that want one.
-        PATH: venvPython ? `${dirname(venvPython)}:${process.env.PATH ?? ''}` : (process.env.PATH ?? '/usr/bin:/bin'),
-        HOME: spec.artifact,
-        ...pythonPath(spec.framework, spec.runtime, spec.artifact),
-        ...cmd.env,
-        ...spec.env,
-        PORT: String(spec.port),
-      },
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    return processInstance(child);
+    const cwd = cmd.cwd ?? spec.artifact;
+    const env = {
+      // The machine's PATH so python3, node, go and ruby resolve; HOME for tools that want one.
+      PATH: venvPython ? `${dirname(venvPython)}:${process.env.PATH ?? ''}` : (process.env.PATH ?? '/usr/bin:/bin'),
+      HOME: spec.artifact,
+      ...pythonPath(spec.framework, spec.runtime, spec.artifact),
+      ...cmd.env,
+      ...spec.env,
+      PORT: String(spec.port),
+    };
+    if (!sandbox) return processInstance(spawn(cmd.cmd, cmd.args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }));
+    // A revision built before the sandbox (or unsandboxed) is still root's: hand it over once.
+    if (runsAsRoot() && statSync(spec.artifact).uid !== SANDBOX_UID) chownTree(spec.artifact);
+    const python = venvPython ?? (await resolvePython('python3'));
+    const tool = TOOLS[spec.runtime ?? ''] ? toolRoot(TOOLS[spec.runtime ?? '']!) : undefined;
+    // Inside, the sandbox's own PATH (the daemon's may name version-manager shims it cannot
+    // see) and a HOME on its private /tmp.
+    env.PATH = sandboxPath([...(venvPython ? [dirname(venvPython)] : []), ...(python.startsWith('/') ? [dirname(python)] : []), ...(tool ? [tool.bin] : [])]);
+    env.HOME = '/tmp';
+    const readOnly = [spec.artifact, ...(venvPython ? [dirname(dirname(venvPython))] : []), ...interpreterRoots(python), ...(tool ? [tool.root] : [])];
+    let run = sandboxCommand({ cmd: cmd.cmd, args: cmd.args, cwd, readOnly });
+    // Go and Node reserve large virtual regions up front: an address-space rlimit would stop them.
+    const limits = spec.limits ? instanceLimits(spec.instanceId, spec.limits, spec.runtime !== 'go' && spec.runtime !== 'nodejs') : undefined;
+    if (limits) run = limits.wrap(run.cmd, run.args);
+    const child = spawn(run.cmd, run.args, { cwd: '/', env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    return processInstance(child, limits ? () => limits.release() : undefined);
   }
 
-  async reap(leftover: { pid?: number | null }): Promise<void> {
-    if (!leftover.pid) return;
-    killGroup(leftover.pid, 'SIGKILL');
+  async reap(leftover: { id?: string; pid?: number | null }): Promise<void> {
+    if (leftover.pid) killGroup(leftover.pid, 'SIGKILL');
+    if (leftover.id) await releaseCgroups(leftover.id);
   }
 
   async discard(artifact: string): Promise<void> {
@@ -94,7 +148,7 @@ export class ProcessDriver implements Driver {
    * Python dependencies: requirements.txt installs into a virtual environment that sees the
    * system's site packages, cached by the file's hash so an unchanged file costs nothing.
    */
-  private async pythonEnv(dir: string, output: (c: string) => void, signal: AbortSignal): Promise<string | undefined> {
+  private async pythonEnv(dir: string, output: (c: string) => void, signal: AbortSignal, sandbox: boolean): Promise<string | undefined> {
     const req = join(dir, 'requirements.txt');
     if (!existsSync(req)) return undefined;
     const text = readFileSync(req, 'utf8');
@@ -115,7 +169,12 @@ export class ProcessDriver implements Driver {
       throw new BuildFailure('could not create the virtual environment\n');
     }
     output('$ pip install -r requirements.txt\n');
-    const code = await run('python3', ['-m', 'pip', '--python', python, 'install', '--disable-pip-version-check', '--no-input', '-r', req], dir, output, signal);
+    // pip runs the packages' own build code: sandboxed, it may write only the environment.
+    const host = await resolvePython('python3');
+    if (sandbox && runsAsRoot()) chownTree(venv);
+    const pip = pipSettings('/tmp');
+    const box = sandbox ? { readOnly: [dir, ...interpreterRoots(host), ...pip.readOnly], writable: [venv], mapped: pip.mapped } : undefined;
+    const code = await run(sandbox ? host : 'python3', ['-m', 'pip', '--python', python, 'install', '--disable-pip-version-check', '--no-input', '-r', req], dir, output, signal, {}, box);
     if (code !== 0) {
       rmSync(venv, { recursive: true, force: true });
       throw new BuildFailure(`pip install -r requirements.txt exited with code ${code}\n`);
@@ -133,12 +192,26 @@ function pythonPath(framework: string, runtime: string | undefined, dir: string)
   return isAgentFramework(framework) || runtime === 'python' || runtime === undefined ? { PYTHONPATH: dir } : {};
 }
 
-/** Runs a build step in its own process group, streaming its output; resolves its exit code. */
-function run(cmd: string, args: string[], cwd: string, output: (c: string) => void, signal: AbortSignal, env: Record<string, string> = {}): Promise<number> {
+/** Settings of the daemon's environment a sandboxed build step keeps (package indexes, proxies). */
+const BUILD_PASSTHROUGH = /^(PIP_|GOPROXY$|GOFLAGS$|GONOSUMDB$|GONOPROXY$|GOPRIVATE$|GOSUMDB$|HTTPS?_PROXY$|NO_PROXY$|https?_proxy$|no_proxy$|LANG$|LC_)/;
+
+/**
+ * Runs a build step in its own process group, streaming its output; resolves its exit code.
+ * Sandboxed, it gets no more of the daemon's environment than BUILD_PASSTHROUGH.
+ */
+function run(cmd: string, args: string[], cwd: string, output: (c: string) => void, signal: AbortSignal, env: Record<string, string> = {}, box?: StepSandbox): Promise<number> {
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
-      child = spawn(cmd, args, { cwd, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      if (box) {
+        const kept = Object.fromEntries(Object.entries(process.env).filter(([k]) => BUILD_PASSTHROUGH.test(k))) as Record<string, string>;
+        const bins = box.readOnly.map((d) => join(d, 'bin')).filter((d) => !d.startsWith('/etc') && existsSync(d));
+        const inner = sandboxCommand({ cmd, args, cwd, readOnly: box.readOnly, writable: box.writable, mapped: box.mapped });
+        const stepEnv = { ...kept, PATH: sandboxPath(bins), HOME: '/tmp', PYTHONDONTWRITEBYTECODE: '1', ...env };
+        child = spawn(inner.cmd, inner.args, { cwd: '/', env: stepEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      } else {
+        child = spawn(cmd, args, { cwd, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      }
     } catch (e) {
       output(`${(e as Error).message}\n`);
       return resolve(127);
@@ -166,10 +239,29 @@ function killGroup(pid: number, sig: NodeJS.Signals): void {
   }
 }
 
-function processInstance(child: ChildProcess): RunningInstance {
+/**
+ * Gives a tree to the sandbox's unprivileged user. lchown: a symbolic link in uploaded source
+ * must not hand its target (say /etc/shadow) to that user.
+ */
+function chownTree(path: string): void {
+  const st = lstatSync(path);
+  if (st.uid !== SANDBOX_UID) lchownSync(path, SANDBOX_UID, SANDBOX_UID);
+  if (st.isDirectory()) for (const name of readdirSync(path)) chownTree(join(path, name));
+}
+
+/** The shared Go cache: given to the sandbox's user once (it is large; a top-level check suffices). */
+function ownCache(dir: string): void {
+  if (statSync(dir).uid !== SANDBOX_UID) chownTree(dir);
+}
+
+function processInstance(child: ChildProcess, released?: () => Promise<void>): RunningInstance {
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
     child.on('exit', (code, signal) => resolve({ code, signal }));
     child.on('error', () => resolve({ code: 127, signal: null }));
+  }).then(async (r) => {
+    // The sandbox is gone with its first process; whatever the cgroup still holds goes too.
+    await released?.().catch(() => undefined);
+    return r;
   });
   return {
     pid: child.pid,

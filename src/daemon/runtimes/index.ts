@@ -79,6 +79,11 @@ function onPath(bin: string): boolean {
   return (process.env.PATH ?? '').split(delimiter).some((d) => d && existsSync(join(d, bin)));
 }
 
+const nodeCopy = copier([
+  ['nodejs/shim.mjs', join(PLATFORM_DIR, 'shim.mjs')],
+  ['helpers/platform_secrets.cjs', join(PLATFORM_DIR, 'platform_secrets.cjs')],
+]);
+
 /** How to prepare, build and start a function of the given runtime in workloadDir. */
 export function runtimeCommand(runtime: Runtime, workloadDir: string, opts: RuntimeOptions = {}): WorkloadCommand {
   const cwd = workloadDir;
@@ -96,10 +101,12 @@ export function runtimeCommand(runtime: Runtime, workloadDir: string, opts: Runt
     case 'nodejs':
       return {
         // Handlers `require('./.platform/platform_secrets.cjs')` for getSecret.
-        prepare: copier([
-          ['nodejs/shim.mjs', join(PLATFORM_DIR, 'shim.mjs')],
-          ['helpers/platform_secrets.cjs', join(PLATFORM_DIR, 'platform_secrets.cjs')],
-        ]),
+        prepare: async (dir) => {
+          await nodeCopy(dir);
+          // The shim's .mjs twin of an ES-syntax index.js, made now: at run time the directory
+          // is read-only (sandbox, docker read-only root).
+          if (existsSync(join(dir, 'index.js'))) await copyFile(join(dir, 'index.js'), join(dir, '.platform-index.mjs'));
+        },
         start: { cmd: 'node', args: [inPlatformDir(workloadDir, 'shim.mjs')], cwd },
       };
     case 'go': {

@@ -23,8 +23,9 @@ async function loadHandler() {
     // Node before 22 reads a .js file outside a "type": "module" package as CommonJS, so ES
     // syntax fails there: load it again as an ES module through an .mjs twin beside it.
     if (!(e instanceof SyntaxError) || !file.endsWith('.js')) throw e;
+    // The build makes the twin (a sandboxed workload's directory is read-only); made here otherwise.
     const twin = join(functionDir, '.platform-index.mjs');
-    copyFileSync(file, twin);
+    if (!existsSync(twin)) copyFileSync(file, twin);
     mod = await import(pathToFileURL(twin).href);
   }
   // CommonJS modules arrive as a default export (plus named exports Node could detect).

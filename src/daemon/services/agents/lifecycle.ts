@@ -14,6 +14,7 @@ import { BuildFailure, type Driver } from '../../runtime/driver.js';
 import { ProcessDriver } from '../../runtime/process-driver.js';
 import { DockerDriver } from '../../runtime/docker-driver.js';
 import { PortAllocator } from '../../runtime/ports.js';
+import { workloadIsolation } from '../../runtime/sandbox.js';
 import { Supervisor, type LaunchPlan } from '../../runtime/supervisor.js';
 import { agentStore, type AgentRow, type BuildRow, type RevisionRow } from './store.js';
 import { buildMessage, clampTimeout } from './view.js';
@@ -53,7 +54,7 @@ export class AgentRuntime {
   constructor(private readonly ctx: AreaContext) {
     const w = ctx.config.workloads;
     const workloads = join(ctx.config.home, 'workloads');
-    this.driver = w.driver === 'docker' ? new DockerDriver(w.dockerImages) : new ProcessDriver(workloads, join(ctx.config.home, 'cache'));
+    this.driver = w.driver === 'docker' ? new DockerDriver(w.dockerImages) : new ProcessDriver(workloads, join(ctx.config.home, 'cache'), w.isolation);
     this.ports = new PortAllocator(w.portMin, w.portMax);
     this.supervisor = new Supervisor(this.driver, this.ports, { idleMs: w.idleMs, startTimeoutMs: Math.min(w.deployTimeoutMs, 30_000), restartBackoffMs: w.restartBackoffMs }, {
       currentRevision: (id) => {
@@ -79,6 +80,12 @@ export class AgentRuntime {
     if (this.driver.name === 'docker' && !(await DockerDriver.available())) {
       this.ctx.log.warn('the docker driver was asked for but no Docker engine answers: builds will fail until dockerd runs');
     }
+    // Said once, at start: a missing bubblewrap is never a silent fallback (issue 16).
+    void workloadIsolation(this.ctx.config.workloads).then((iso) => {
+      if (iso.state === 'unavailable') this.ctx.log.warn(`workload isolation unavailable: ${iso.detail}`, { isolation: iso.state });
+      else if (iso.state === 'none') this.ctx.log.warn(`workload isolation ${iso.detail}`, { isolation: iso.state });
+      else this.ctx.log.info(`workload isolation: ${iso.detail}`, { isolation: iso.state });
+    });
     for (const row of agentStore.instances(db)) {
       await this.driver.reap(row).catch(() => undefined);
       agentStore.deleteInstance(db, row.id);
