@@ -38,7 +38,8 @@ export async function startDaemon(
   ensureStateDirs(paths);
   const db = openDb(paths.db);
   const app = createApp({ db, config, areas: allAreas(), signingKey: loadSigningKey(paths), clock, log });
-  opts.onBootstrap?.(await bootstrap(db, clock, config.admin));
+  const admin = await bootstrap(db, clock, config.admin);
+  opts.onBootstrap?.(admin);
   await app.start();
   const server = createServer(app.handler);
   server.keepAliveTimeout = 5_000;

@@ -1,7 +1,9 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runtimeAvailable, type Runtime } from '../../src/daemon/runtimes/index.js';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { ADMIN_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { archive, deployForm, langgraphSample, waitState, type Entry } from './helpers.js';
 
 /**
@@ -40,6 +42,8 @@ const SOURCES: Record<Runtime, Record<string, string>> = {
 
 def handle(event):
     message = event.get("message") or ""
+    if message == "dump":
+        return {"environ": dict(os.environ), "proc": open("/proc/self/environ", "rb").read().decode("latin-1")}
     return report(message) if message.startswith("probe") else {"reply": "hello " + message}
 `,
   },
@@ -207,6 +211,20 @@ describe('a function instance answers only requests routed by the daemon', () =>
       deployed.push(name);
     });
   }
+
+  it('no key material reaches a workload’s environment: signing key, master key, admin password', async () => {
+    const seen = JSON.stringify(await invoke('sec-python', 'dump'));
+    expect(seen).toContain('SVC_PROJECT_KEY'); // the dump is real: the workload's own key is there
+    const keys = readdirSync(join(d.home, 'keys'));
+    expect(keys).toEqual(expect.arrayContaining(['signing.key']));
+    for (const k of keys) {
+      const content = readFileSync(join(d.home, 'keys', k), 'utf8').trim();
+      expect(content.length).toBeGreaterThan(16);
+      expect(seen, k).not.toContain(content);
+    }
+    expect(seen).not.toContain(ADMIN_PASSWORD);
+    expect(seen).not.toContain(d.home);
+  });
 
   it('one function calling another instance’s port directly gets 403 and no output', { timeout: 60_000 }, async () => {
     expect(deployed.length).toBeGreaterThanOrEqual(2);
