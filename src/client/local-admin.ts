@@ -24,7 +24,7 @@ export async function adoptLocalAdmin(
 ): Promise<{ credential: StoredCredential; storedIn: 'keychain' | 'file' }> {
   const login = await new ApiClient(url).call(authRoutes.login, { body: { email: admin.email, password: admin.password } });
   const created = await new ApiClient(url, login.token).call(authRoutes.createKey, { body: { display_name: LOCAL_KEY_NAME, expires_in_days: 0 } });
-  const credential: StoredCredential = { token: created.secret, email: login.email };
+  const credential: StoredCredential = { token: created.secret, email: login.email, automatic: true };
   const storedIn = await new CredentialStore().set(context.name, credential);
   return { credential, storedIn };
 }
@@ -73,4 +73,16 @@ export async function adminFromEnvironment(context: Context, url: string): Promi
   } catch (e) {
     throw new AbortError(`automatic sign-in to the local daemon with PLATFORM_ADMIN_PASSWORD failed: ${(e as Error).message}`, 'sign in with `platform login`');
   }
+}
+
+/**
+ * `platform logout` on the local context: the key the CLI made for itself is revoked, not just
+ * forgotten, when the daemon is running (a key nobody holds should not stay live).
+ */
+export async function revokeAutomaticKey(url: string, cred: StoredCredential): Promise<string | undefined> {
+  if (!cred.automatic) return undefined;
+  const keyID = /^svc_([a-z0-9]{12})_/.exec(cred.token)?.[1];
+  if (!keyID) return undefined;
+  await new ApiClient(url, cred.token).call(authRoutes.revokeKey, { params: { keyID } });
+  return keyID;
 }

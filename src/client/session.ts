@@ -1,7 +1,6 @@
 import { ApiClient } from './api-client.js';
 import { getContext, type Context } from './contexts.js';
 import { CredentialStore, type StoredCredential } from './credentials.js';
-import { AbortError } from './errors.js';
 import { adminFromEnvironment, adoptLocalAdmin, migrateLegacyAdmin } from './local-admin.js';
 import { findDaemon, startDaemon, type BootstrapAdmin } from './local-daemon.js';
 
@@ -21,25 +20,32 @@ export async function contextUrl(context: Context): Promise<string> {
   if (running) return running.url;
   const started = await startDaemon();
   if (started.bootstrap) {
-    const { storedIn } = await adoptBootstrap(context, started.url, started.bootstrap);
-    if (started.bootstrap.generated) process.stderr.write(bootstrapNotice(started.bootstrap, storedIn) + '\n');
+    const kept = await adoptBootstrap(context, started.url, started.bootstrap);
+    if (started.bootstrap.generated || kept.error) process.stderr.write(bootstrapNotice(started.bootstrap, kept) + '\n');
   }
   return started.url;
 }
 
-/** First start: the CLI keeps a key for the bootstrap admin (see local-admin.ts). */
-export function adoptBootstrap(context: Context, url: string, admin: BootstrapAdmin) {
-  return adoptLocalAdmin(context, url, admin).catch((e: unknown) => {
-    throw new AbortError(`automatic sign-in to the new local daemon failed: ${(e as Error).message}`, `sign in with \`platform login --email ${admin.email}\``);
-  });
+/**
+ * First start: the CLI keeps a key for the bootstrap admin (see local-admin.ts). A failure is
+ * reported, not thrown: the caller still has to show a generated password, or it is lost.
+ */
+export async function adoptBootstrap(context: Context, url: string, admin: BootstrapAdmin): Promise<{ storedIn?: 'keychain' | 'file'; error?: string }> {
+  try {
+    return { storedIn: (await adoptLocalAdmin(context, url, admin)).storedIn };
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
 }
 
 /** The one time a generated bootstrap password is shown. */
-export function bootstrapNotice(admin: BootstrapAdmin, storedIn: 'keychain' | 'file'): string {
+export function bootstrapNotice(admin: BootstrapAdmin, kept: { storedIn?: string; error?: string }): string {
   return [
     `bootstrap admin: ${admin.email}`,
-    `password: ${admin.password}`,
-    `(shown only now and stored nowhere; this CLI signed in with an API key kept in the ${storedIn})`,
+    ...(admin.generated ? [`password: ${admin.password}`] : []),
+    kept.storedIn
+      ? `(shown only now and stored nowhere; this CLI signed in with an API key kept in the ${kept.storedIn})`
+      : `(shown only now and stored nowhere; automatic sign-in failed: ${kept.error}; sign in with \`platform login --email ${admin.email}\`)`,
   ].join('\n');
 }
 

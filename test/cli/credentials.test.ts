@@ -66,6 +66,18 @@ describe('a first start with a generated admin password', () => {
     expect(readFileSync(join(cli.home, 'logs', 'daemon.log'), 'utf8')).not.toContain(password);
     expect(filesContaining(cli.home, password)).toEqual([]);
   });
+
+  it('logout revokes the key the CLI made for itself', async () => {
+    const cred = join(cli.home, 'credentials.json');
+    const token = JSON.parse(readFileSync(cred, 'utf8')).local.token as string;
+    const url = (await cli.run(['daemon', 'status', '--json'])).json.url as string;
+    const out = await cli.run(['logout', '--json']);
+    expect(out.exitCode, out.stderr).toBe(0);
+    expect(out.json).toMatchObject({ signed_out: true, revoked_key: token.split('_')[1] });
+    expect((await fetch(`${url}/v1/auth/me`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+    const me = await cli.run(['whoami', '--json']);
+    expect(me.exitCode).toBe(1);
+  });
 });
 
 describe('a state directory of an earlier version', () => {

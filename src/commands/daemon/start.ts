@@ -19,11 +19,15 @@ export default class DaemonStart extends BaseCommand {
     this.print(info.alreadyRunning ? `daemon already running at ${info.url} (pid ${info.pid})` : info.url);
     this.note(info.alreadyRunning ? '' : `state directory: ${platformHome()}`);
     // First start: the bootstrap admin is shown once (when generated) and the CLI keeps a key, never the password.
-    let admin: { email: string; password?: string; credential_stored_in: string } | undefined;
+    let admin: { email: string; password?: string; credential_stored_in?: string; sign_in_error?: string } | undefined;
     if (info.bootstrap) {
-      const { storedIn } = await adoptBootstrap(getContext('local'), info.url, info.bootstrap);
-      if (info.bootstrap.generated) this.note(bootstrapNotice(info.bootstrap, storedIn));
-      admin = { email: info.bootstrap.email, ...(info.bootstrap.generated ? { password: info.bootstrap.password } : {}), credential_stored_in: storedIn };
+      const kept = await adoptBootstrap(getContext('local'), info.url, info.bootstrap);
+      if (info.bootstrap.generated || kept.error) this.note(bootstrapNotice(info.bootstrap, kept));
+      admin = {
+        email: info.bootstrap.email,
+        ...(info.bootstrap.generated ? { password: info.bootstrap.password } : {}),
+        ...(kept.storedIn ? { credential_stored_in: kept.storedIn } : { sign_in_error: kept.error }),
+      };
     }
     return { url: info.url, pid: info.pid, already_running: info.alreadyRunning, ...(admin ? { bootstrap_admin: admin } : {}) };
   }
