@@ -10,7 +10,11 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { c as tarCreate } from 'tar';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { request } from 'undici';
+import { resolvePython, runtimeCommand } from '../src/daemon/runtimes/index.js';
 import { BENCH_ADMIN as ADMIN, median, ms, percentile, ratio, startDaemonProcess, type Row } from './lib.js';
 
 const root = join(import.meta.dirname, '..');
@@ -29,6 +33,38 @@ async function pack(files: Record<string, string>): Promise<Buffer> {
   for await (const c of tarCreate({ cwd: dir, gzip: true }, Object.keys(files))) chunks.push(c as Buffer);
   rmSync(dir, { recursive: true, force: true });
   return Buffer.concat(chunks);
+}
+
+/** The python function shim on a free port with a secret of our own, as the supervisor starts it. */
+async function startShim(main: string): Promise<{ port: number; headers: Record<string, string>; stop(): void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'platform-bench-shim-'));
+  writeFileSync(join(dir, 'main.py'), main);
+  const cmd = runtimeCommand('python', dir, { python: await resolvePython() });
+  await cmd.prepare!(dir);
+  const port = await new Promise<number>((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port: p } = srv.address() as { port: number };
+      srv.close(() => resolve(p));
+    });
+  });
+  const secret = randomBytes(32).toString('base64url');
+  const headers = { 'x-platform-instance-secret': secret };
+  const child = spawn(cmd.start.cmd, cmd.start.args, { cwd: dir, env: { ...process.env, ...cmd.start.env, PLATFORM_INSTANCE_SECRET: secret, PORT: String(port) }, stdio: 'ignore' });
+  const stop = () => {
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  };
+  for (const end = Date.now() + 15_000; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) {
+    try {
+      const r = await request(`http://127.0.0.1:${port}/healthz`, { headers });
+      await r.body.dump();
+      if (r.statusCode === 200) return { port, headers, stop };
+    } catch {
+      // not listening yet
+    }
+  }
+  stop();
+  throw new Error('the bench shim did not answer /healthz');
 }
 
 function tree(dir: string, base = dir, keep: (path: string) => boolean = () => true): Record<string, string> {
@@ -149,10 +185,13 @@ export async function agentsBench(): Promise<Row[]> {
     const cold = await d.coldStarts('fn0', 10);
     rows.push({ bench: 'agents', metric: 'cold start from zero, process, p50 / max of 10', value: `${ms(median(cold))} / ${ms(Math.max(...cold))}`, goal: '< 300 ms' });
 
-    // Warm: the same function through the daemon and straight to its shim, interleaved in one run.
-    const port = await d.port('fn1');
+    // Warm: the same function through the daemon and straight to a shim, interleaved in one run. The
+    // daemon's instance answers only requests carrying its secret, so the baseline is the same shim and
+    // handler started here with a secret of our own.
+    await d.port('fn1');
+    const shim = await startShim(HELLO);
     const direct = async () => {
-      const r = await request(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{"message":"x"}', headers: { 'content-type': 'application/json' } });
+      const r = await request(`http://127.0.0.1:${shim.port}/`, { method: 'POST', body: '{"message":"x"}', headers: { 'content-type': 'application/json', ...shim.headers } });
       await r.body.dump();
     };
     await timed(50, () => d.invoke('fn1'));
@@ -166,6 +205,7 @@ export async function agentsBench(): Promise<Row[]> {
     const [a50, a99, b50, b99] = [percentile(a, 50), percentile(a, 99), percentile(b, 50), percentile(b, 99)];
     rows.push({ bench: 'agents', metric: 'warm invoke p50 (daemon vs shim)', value: ms(b50), baseline: ms(a50), ratio: ratio(b50, a50), goal: `adds < 1 ms (adds ${(b50 - a50).toFixed(2)} ms)` });
     rows.push({ bench: 'agents', metric: 'warm invoke p99 (daemon vs shim)', value: ms(b99), baseline: ms(a99), ratio: ratio(b99, a99) });
+    shim.stop();
 
     // First NDJSON line of a LangGraph agent (the framework's stand-in travels with the source).
     const graph = { ...tree(join(FIXTURES, 'agent-langgraph')), ...tree(join(FIXTURES, 'fake-frameworks'), join(FIXTURES, 'fake-frameworks'), (p) => p.startsWith('langgraph/')) };

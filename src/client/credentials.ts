@@ -9,6 +9,8 @@ export interface StoredCredential {
   email?: string;
   /** Unix seconds; absent for API keys without expiry. */
   expiresAt?: number;
+  /** The key the CLI made for itself on the local context (revoked by `platform logout`). */
+  automatic?: boolean;
 }
 
 const SERVICE = 'platform-cli';

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { platformHome } from './contexts.js';
 import { AbortError } from './errors.js';
@@ -13,6 +14,17 @@ export interface DaemonInfo {
   isolation?: string;
   isolation_detail?: string;
 }
+
+/** The bootstrap admin a first start hands to the CLI that started it (never written to disk). */
+export interface BootstrapAdmin {
+  email: string;
+  password: string;
+  /** The daemon made the password up: show it once. False when it came from PLATFORM_ADMIN_PASSWORD. */
+  generated: boolean;
+}
+
+/** The daemon reads this variable to find the pipe it tells the bootstrap admin on (src/daemon/main.ts). */
+const BOOTSTRAP_FD = 3;
 
 const locatorFile = () => join(platformHome(), 'daemon.json');
 export const daemonLogFile = () => join(platformHome(), 'logs', 'daemon.log');
@@ -57,7 +69,9 @@ export async function findDaemon(): Promise<DaemonInfo | undefined> {
  * Starts the daemon detached (its own process group, output to logs/daemon.log) and waits until
  * it writes its locator and answers /healthz. A second start returns the running one.
  */
-export async function startDaemon(opts: { port?: number; env?: Record<string, string> } = {}): Promise<DaemonInfo & { alreadyRunning: boolean }> {
+export async function startDaemon(
+  opts: { port?: number; env?: Record<string, string> } = {},
+): Promise<DaemonInfo & { alreadyRunning: boolean; bootstrap?: BootstrapAdmin }> {
   const running = await findDaemon();
   if (running) return { ...running, alreadyRunning: true };
   const home = platformHome();
@@ -69,27 +83,63 @@ export async function startDaemon(opts: { port?: number; env?: Record<string, st
   const port = opts.port ?? Number(process.env.PLATFORM_PORT ?? 7070);
   const child = spawn(process.execPath, [main, '--port', String(port)], {
     detached: true,
-    stdio: ['ignore', logFd, logFd],
-    env: { ...process.env, ...opts.env, PLATFORM_HOME: home },
+    // The pipe on fd 3 carries the bootstrap admin of a first start: never through the log file.
+    stdio: ['ignore', logFd, logFd, 'pipe'],
+    env: { ...process.env, ...opts.env, PLATFORM_HOME: home, PLATFORM_BOOTSTRAP_FD: String(BOOTSTRAP_FD) },
   });
   closeSync(logFd);
   let exited: number | null = null;
   child.on('exit', (code) => (exited = code ?? 1));
   child.unref();
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (exited !== null) throw startFailure(`the daemon exited with code ${exited} while starting`);
-    if (existsSync(locatorFile())) {
-      try {
-        const info = JSON.parse(readFileSync(locatorFile(), 'utf8')) as DaemonInfo;
-        if (info.pid === child.pid && (await healthy(info.url, 500))) return { ...info, alreadyRunning: false };
-      } catch {
-        // locator being written; retry
+  const channel = child.stdio[BOOTSTRAP_FD] as Readable;
+  const told = firstLine(channel);
+  try {
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      if (exited !== null) throw startFailure(`the daemon exited with code ${exited} while starting`);
+      if (existsSync(locatorFile())) {
+        try {
+          const info = JSON.parse(readFileSync(locatorFile(), 'utf8')) as DaemonInfo;
+          if (info.pid === child.pid && (await healthy(info.url, 500))) {
+            // The daemon tells (or says there is nothing to tell) before it listens.
+            const line = await Promise.race([told, new Promise<string>((r) => setTimeout(() => r(''), 2000))]);
+            return { ...info, alreadyRunning: false, bootstrap: parseBootstrap(line) };
+          }
+        } catch {
+          // locator being written; retry
+        }
       }
+      await new Promise((r) => setTimeout(r, 20));
     }
-    await new Promise((r) => setTimeout(r, 20));
+    throw startFailure('the daemon did not become healthy within 30 s');
+  } finally {
+    channel.destroy();
   }
-  throw startFailure('the daemon did not become healthy within 30 s');
+}
+
+/** The first line a stream carries ('' when it ends without one). */
+function firstLine(stream: Readable): Promise<string> {
+  return new Promise((resolve) => {
+    let data = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (c: string) => {
+      data += c;
+      if (data.includes('\n')) resolve(data.slice(0, data.indexOf('\n')));
+    });
+    stream.on('end', () => resolve(data));
+    stream.on('close', () => resolve(data));
+    stream.on('error', () => resolve(''));
+  });
+}
+
+function parseBootstrap(line: string): BootstrapAdmin | undefined {
+  try {
+    const v = JSON.parse(line) as Partial<BootstrapAdmin>;
+    if (typeof v.email === 'string' && typeof v.password === 'string') return { email: v.email, password: v.password, generated: v.generated === true };
+  } catch {
+    // nothing told
+  }
+  return undefined;
 }
 
 function startFailure(message: string): AbortError {

@@ -1,11 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { authRoutes } from '../api/auth.js';
 import { ApiClient } from './api-client.js';
-import { getContext, platformHome, type Context } from './contexts.js';
+import { getContext, type Context } from './contexts.js';
 import { CredentialStore, type StoredCredential } from './credentials.js';
-import { AbortError } from './errors.js';
-import { findDaemon, startDaemon } from './local-daemon.js';
+import { adminFromEnvironment, adoptLocalAdmin, migrateLegacyAdmin } from './local-admin.js';
+import { findDaemon, startDaemon, type BootstrapAdmin } from './local-daemon.js';
 
 export interface Connection {
   client: ApiClient;
@@ -21,15 +18,44 @@ export async function contextUrl(context: Context): Promise<string> {
   if (context.kind === 'remote') return context.url!;
   const running = await findDaemon();
   if (running) return running.url;
-  return (await startDaemon()).url;
+  const started = await startDaemon();
+  if (started.bootstrap) {
+    const kept = await adoptBootstrap(context, started.url, started.bootstrap);
+    if (started.bootstrap.generated || kept.error) process.stderr.write(bootstrapNotice(started.bootstrap, kept) + '\n');
+  }
+  return started.url;
+}
+
+/**
+ * First start: the CLI keeps a key for the bootstrap admin (see local-admin.ts). A failure is
+ * reported, not thrown: the caller still has to show a generated password, or it is lost.
+ */
+export async function adoptBootstrap(context: Context, url: string, admin: BootstrapAdmin): Promise<{ storedIn?: 'keychain' | 'file'; error?: string }> {
+  try {
+    return { storedIn: (await adoptLocalAdmin(context, url, admin)).storedIn };
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+}
+
+/** The one time a generated bootstrap password is shown. */
+export function bootstrapNotice(admin: BootstrapAdmin, kept: { storedIn?: string; error?: string }): string {
+  return [
+    `bootstrap admin: ${admin.email}`,
+    ...(admin.generated ? [`password: ${admin.password}`] : []),
+    kept.storedIn
+      ? `(shown only now and stored nowhere; this CLI signed in with an API key kept in the ${kept.storedIn})`
+      : `(shown only now and stored nowhere; automatic sign-in failed: ${kept.error}; sign in with \`platform login --email ${admin.email}\`)`,
+  ].join('\n');
 }
 
 const fresh = (c: StoredCredential | undefined) => c && (!c.expiresAt || c.expiresAt * 1000 > Date.now() + 60_000);
 
 /**
  * Opens a connection for a command: PLATFORM_API_URL and PLATFORM_TOKEN override the context
- * (for CI); otherwise the context's stored credential; the local context signs in by itself with
- * the bootstrap admin kept 0600 in the state directory.
+ * (for CI); otherwise the context's stored credential. The local context signs in by itself:
+ * with the key kept at first start, a key made from an earlier version's keys/admin.json (then
+ * deleted), or PLATFORM_ADMIN_PASSWORD from the environment.
  */
 export async function connect(opts: { context?: string; anonymous?: boolean } = {}): Promise<Connection> {
   const context = getContext(opts.context);
@@ -38,26 +64,12 @@ export async function connect(opts: { context?: string; anonymous?: boolean } = 
   if (process.env.PLATFORM_TOKEN) {
     return { client: new ApiClient(url, process.env.PLATFORM_TOKEN), context, url, credentialSource: 'env' };
   }
-  const store = new CredentialStore();
-  const stored = await store.get(context.name);
+  const local = context.kind === 'local' && !process.env.PLATFORM_API_URL;
+  const migrated = local ? await migrateLegacyAdmin(context, url) : undefined;
+  if (migrated) return { client: new ApiClient(url, migrated.token), context, url, credentialSource: 'local-admin' };
+  const stored = await new CredentialStore().get(context.name);
   if (fresh(stored)) return { client: new ApiClient(url, stored!.token), context, url, credentialSource: 'stored' };
-  if (context.kind === 'local' && !process.env.PLATFORM_API_URL) {
-    const cred = await localAdminLogin(url);
-    if (cred) {
-      await store.set(context.name, cred);
-      return { client: new ApiClient(url, cred.token), context, url, credentialSource: 'local-admin' };
-    }
-  }
+  const fromEnv = local ? await adminFromEnvironment(context, url) : undefined;
+  if (fromEnv) return { client: new ApiClient(url, fromEnv.token), context, url, credentialSource: 'local-admin' };
   return { client: new ApiClient(url), context, url, credentialSource: 'none' };
-}
-
-/** Signs in as the local bootstrap admin, whose credential the daemon wrote at first start. */
-async function localAdminLogin(url: string): Promise<StoredCredential | undefined> {
-  const file = join(platformHome(), 'keys', 'admin.json');
-  if (!existsSync(file)) return undefined;
-  const { email, password } = JSON.parse(readFileSync(file, 'utf8')) as { email: string; password: string };
-  const res = await new ApiClient(url).call(authRoutes.login, { body: { email, password } }).catch((e: unknown) => {
-    throw new AbortError(`automatic sign-in to the local daemon failed: ${(e as Error).message}`, 'sign in with `platform login`');
-  });
-  return { token: res.token, email: res.email, expiresAt: res.expires_at };
 }

@@ -31,7 +31,6 @@ export default class Passwd extends BaseCommand {
     }
     const res = await changePassword(await this.connect(), current, next);
     this.print(`password changed for ${res.email}${res.stored_in !== 'not-stored' ? `; signed in again (stored in the ${res.stored_in})` : ''}`);
-    if (res.local_admin_updated) this.note('updated the local admin credential (keys/admin.json) so automatic sign-in keeps working');
     return res;
   }
 }

@@ -17,7 +17,8 @@ export interface StatePaths {
   db: string;
   keys: string;
   logs: string;
-  adminCredential: string;
+  /** Where versions before issue 16 kept the bootstrap admin's password; the CLI migrates it away. */
+  legacyAdminCredential: string;
   locator: string;
 }
 
@@ -27,7 +28,7 @@ export function statePaths(home: string): StatePaths {
     db: join(home, 'platform.db'),
     keys: join(home, 'keys'),
     logs: join(home, 'logs'),
-    adminCredential: join(home, 'keys', 'admin.json'),
+    legacyAdminCredential: join(home, 'keys', 'admin.json'),
     locator: join(home, 'daemon.json'),
   };
 }
@@ -55,19 +56,23 @@ export function loadSigningKey(paths: StatePaths): Buffer {
   return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
 }
 
+/** The bootstrap admin of a first start: shown once, never stored (docs/decisions.md). */
+export interface BootstrapAdmin {
+  email: string;
+  password: string;
+  /** True when the daemon made the password up (not given in PLATFORM_ADMIN_PASSWORD). */
+  generated: boolean;
+}
+
 /**
  * First start: org `default`, project `default`, and an admin who is platform admin and admin of
- * org `default`. The admin's credential is kept 0600 in the state directory so the local context
- * can sign in by itself; it does not owe a first-login change because no person typed it.
+ * org `default`. Returns the admin's credential so the caller can show it once; only its hash is
+ * kept. It does not owe a first-login change because no person chose it as a temporary password.
+ * Undefined when the state directory was bootstrapped before.
  */
-export async function bootstrap(
-  db: Db,
-  clock: Clock,
-  paths: StatePaths,
-  admin: { email?: string; password?: string },
-): Promise<void> {
+export async function bootstrap(db: Db, clock: Clock, admin: { email?: string; password?: string }): Promise<BootstrapAdmin | undefined> {
   const existing = db.prepare('SELECT 1 FROM acct_users LIMIT 1').get();
-  if (existing) return;
+  if (existing) return undefined;
   const email = (admin.email ?? DEFAULT_ADMIN_EMAIL).trim().toLowerCase();
   const password = admin.password ?? generatePassword();
   const hash = await hashPassword(password);
@@ -93,5 +98,5 @@ export async function bootstrap(
     for (const q of DEFAULT_QUOTAS) quota.run(projectId, q.resource, q.value, q.unit);
     writeAudit(db, clock, { actor: 'platform', action: 'platform.bootstrap', target: email, projectId });
   });
-  writePrivate(paths.adminCredential, JSON.stringify({ email, password }, null, 2) + '\n');
+  return { email, password, generated: admin.password === undefined };
 }

@@ -129,7 +129,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
       windowMs: num(env.PLATFORM_SIGNIN_WINDOW_SECONDS, 15 * 60) * 1000,
     },
     invokeAuthRequired: (env.INVOKE_AUTH_REQUIRED ?? 'true').toLowerCase() !== 'false',
-    admin: { email: env.PLATFORM_ADMIN_EMAIL, password: env.PLATFORM_ADMIN_PASSWORD },
+    admin: { email: env.PLATFORM_ADMIN_EMAIL || undefined, password: env.PLATFORM_ADMIN_PASSWORD || undefined },
     cache: cacheConfig(env),
     workloads: workloadConfigFromEnv(env),
     messaging: messagingConfig(env),

@@ -1,9 +1,36 @@
-import { rmSync, readFileSync } from 'node:fs';
+import { closeSync, rmSync, readFileSync, writeSync } from 'node:fs';
 import { configFromEnv } from './config.js';
-import { statePaths, writePrivate } from './bootstrap.js';
+import { statePaths, writePrivate, type BootstrapAdmin } from './bootstrap.js';
+import { forgetEnv } from './environ.js';
 import { startDaemon } from './server.js';
-import { createLogger } from './logger.js';
+import { createLogger, type Logger } from './logger.js';
 import { workloadIsolation } from './runtime/sandbox.js';
+
+/** `platform daemon start` passes a pipe on this descriptor to learn the bootstrap admin. */
+const BOOTSTRAP_FD_ENV = 'PLATFORM_BOOTSTRAP_FD';
+
+/**
+ * Shows the bootstrap admin of a first start once, never writing it to disk: to the CLI that
+ * started us through its pipe (one JSON line, `{}` when there is nothing to tell, then closed
+ * before any workload or cache is spawned so none inherits it), or, run by hand, on stderr
+ * when the password was generated.
+ */
+function announce(admin: BootstrapAdmin | undefined, fd: number | undefined, log: Logger): void {
+  if (fd !== undefined) {
+    try {
+      writeSync(fd, JSON.stringify(admin ?? {}) + '\n');
+      closeSync(fd);
+    } catch (e) {
+      log.warn('could not hand the bootstrap admin to the CLI that started the daemon', { error: (e as Error).message });
+    }
+    return;
+  }
+  if (admin?.generated) {
+    process.stderr.write(
+      `bootstrap admin: ${admin.email}\npassword: ${admin.password}\n(shown once and not stored; sign in with \`platform login --email ${admin.email}\`, or set PLATFORM_ADMIN_PASSWORD before the first start)\n`,
+    );
+  }
+}
 
 /**
  * The daemon process: `platform daemon start` runs this detached. It writes a locator file
@@ -13,8 +40,13 @@ async function main(): Promise<void> {
   const log = createLogger();
   const portArg = process.argv.indexOf('--port');
   const overrides = portArg > 0 ? { port: Number(process.argv[portArg + 1]) } : {};
+  const fd = Number(process.env[BOOTSTRAP_FD_ENV]);
+  const channel = Number.isInteger(fd) && fd > 2 ? fd : undefined;
+  delete process.env[BOOTSTRAP_FD_ENV];
   const config = configFromEnv(process.env, overrides);
-  const daemon = await startDaemon(config, { log });
+  // Read once into the config; nothing the daemon starts may inherit it.
+  forgetEnv('PLATFORM_ADMIN_PASSWORD');
+  const daemon = await startDaemon(config, { log, onBootstrap: (admin) => announce(admin, channel, log) });
   const paths = statePaths(config.home);
   // `platform daemon status` reads how workloads are isolated from here (the agents area logs it).
   const isolation = await workloadIsolation(config.workloads);

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, type App } from './app.js';
 import type { DaemonConfig } from './config.js';
-import { bootstrap, ensureStateDirs, loadSigningKey, statePaths } from './bootstrap.js';
+import { bootstrap, ensureStateDirs, loadSigningKey, statePaths, type BootstrapAdmin } from './bootstrap.js';
 import { openDb, type Db } from './store/db.js';
 import { allAreas } from './registry.js';
 import type { Clock } from './clock.js';
@@ -23,14 +23,23 @@ export interface RunningDaemon {
  * Opens the state directory, bootstraps it on first start, builds the app and listens on
  * loopback. Used by the daemon process and by in-process tests alike.
  */
-export async function startDaemon(config: DaemonConfig, opts: { clock?: Clock; log?: Logger } = {}): Promise<RunningDaemon> {
+export async function startDaemon(
+  config: DaemonConfig,
+  opts: {
+    clock?: Clock;
+    log?: Logger;
+    /** Told the bootstrap admin of a first start (undefined otherwise) before anything is spawned. */
+    onBootstrap?: (admin: BootstrapAdmin | undefined) => void;
+  } = {},
+): Promise<RunningDaemon> {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? silentLogger;
   const paths = statePaths(config.home);
   ensureStateDirs(paths);
   const db = openDb(paths.db);
   const app = createApp({ db, config, areas: allAreas(), signingKey: loadSigningKey(paths), clock, log });
-  await bootstrap(db, clock, paths, config.admin);
+  const admin = await bootstrap(db, clock, config.admin);
+  opts.onBootstrap?.(admin);
   await app.start();
   const server = createServer(app.handler);
   server.keepAliveTimeout = 5_000;

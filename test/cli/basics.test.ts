@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { cliSandbox } from '../helpers/cli.js';
 
@@ -36,7 +36,9 @@ describe('CLI against a real daemon it spawns', () => {
     const cred = join(cli.home, 'credentials.json');
     expect(existsSync(cred)).toBe(true);
     expect(statSync(cred).mode & 0o777).toBe(0o600);
-    expect(statSync(join(cli.home, 'keys', 'admin.json')).mode & 0o777).toBe(0o600);
+    // The password is stored nowhere: the CLI keeps a personal API key (see credentials.test.ts).
+    expect(existsSync(join(cli.home, 'keys', 'admin.json'))).toBe(false);
+    expect(readFileSync(cred, 'utf8')).not.toContain('Admin-Password-123');
   });
 
   it('projects list shows the default project as a table and as JSON', async () => {

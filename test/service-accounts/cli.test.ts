@@ -142,25 +142,30 @@ describe('platform passwd', () => {
     expect((await cli.run(['passwd', '--stdin'], { input: 'only-one-line' })).exitCode).toBe(2);
   });
 
-  it('changes the bootstrap admin password, stores the fresh session and keeps automatic sign-in working', async () => {
+  it('changes the bootstrap admin password; the local context keeps its API key, so automatic sign-in keeps working', async () => {
     const r = await cli.run(['passwd', '--stdin', '--json'], { input: 'Admin-Password-123\nNew-Admin-Pass-99\n' });
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.json).toMatchObject({ email: 'admin@example.test', stored_in: 'file', local_admin_updated: true, must_change_password: false });
-    const adminFile = join(cli.home, 'keys', 'admin.json');
-    expect(JSON.parse(readFileSync(adminFile, 'utf8')).password).toBe('New-Admin-Pass-99');
-    expect(statSync(adminFile).mode & 0o777).toBe(0o600);
+    // The local context signed in with a personal API key at first start: a password change leaves it.
+    expect(r.json).toMatchObject({ email: 'admin@example.test', stored_in: 'not-stored', must_change_password: false });
+    expect(r.json.local_admin_updated).toBeUndefined();
+    expect(existsSync(join(cli.home, 'keys', 'admin.json'))).toBe(false);
     expect((await cli.run(['whoami', '--json'])).json.email).toBe('admin@example.test');
-    // Forget the stored session: the local context signs in by itself with the new password.
+    const stored = readFileSync(join(cli.home, 'credentials.json'), 'utf8');
+    expect(stored).toMatch(/"token": "svc_/);
+    expect(stored).not.toContain('New-Admin-Pass-99');
+    // Forget the stored key: PLATFORM_ADMIN_PASSWORD (the sandbox's, now stale) no longer signs in.
     rmSync(join(cli.home, 'credentials.json'), { force: true });
-    const me = await cli.run(['whoami', '--json']);
+    const stale = await cli.run(['whoami', '--json']);
+    expect(stale.exitCode).toBe(1);
+    expect(stale.stdout + stale.stderr).toMatch(/automatic sign-in to the local daemon with PLATFORM_ADMIN_PASSWORD failed/);
+    const me = await cli.run(['whoami', '--json'], { env: { PLATFORM_ADMIN_PASSWORD: 'New-Admin-Pass-99' } });
     expect(me.exitCode, me.stderr).toBe(0);
     expect(me.json.email).toBe('admin@example.test');
-    expect(existsSync(join(cli.home, 'credentials.json'))).toBe(true);
+    expect(statSync(join(cli.home, 'credentials.json')).mode & 0o777).toBe(0o600);
     const old = await cli.run(['login', '--email', 'admin@example.test', '--password-stdin'], { input: 'Admin-Password-123' });
     expect(old.exitCode).toBe(1);
     const human = await cli.run(['passwd', '--stdin'], { input: 'New-Admin-Pass-99\nThird-Admin-Pass-7\n' });
     expect(human.exitCode, human.stderr).toBe(0);
-    expect(human.stdout).toMatch(/^password changed for admin@example\.test; signed in again \(stored in the file\)$/m);
-    expect(human.stderr).toMatch(/keys\/admin\.json/);
+    expect(human.stdout).toMatch(/^password changed for admin@example\.test$/m);
   });
 });

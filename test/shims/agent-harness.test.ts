@@ -53,7 +53,7 @@ const INSTALLED: Set<string> = await (async () => {
 })();
 
 async function post(w: RunningWorkload, path: string, body: unknown) {
-  const res = await fetch(`${w.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(`${w.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...w.headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- asserted field by field below
   return { status: res.status, body: (await res.json()) as any };
 }
@@ -178,7 +178,7 @@ for (const framework of ['adk', 'langgraph', 'crewai'] as const) {
     });
 
     it('POST /invoke/stream sends NDJSON: each event, then done with the invoke fields', async () => {
-      const res = await fetch(`${w.url}/invoke/stream`, { method: 'POST', body: JSON.stringify({ message: 'weather in lyon', session_id: `s-${framework}-2` }) });
+      const res = await fetch(`${w.url}/invoke/stream`, { method: 'POST', headers: w.headers, body: JSON.stringify({ message: 'weather in lyon', session_id: `s-${framework}-2` }) });
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('application/x-ndjson');
       const lines = (await res.text()).trim().split('\n').map((l) => JSON.parse(l));
@@ -198,7 +198,7 @@ for (const framework of ['adk', 'langgraph', 'crewai'] as const) {
       const res = await post(w, '/invoke', { message: 'explode' });
       expect(res.status).toBe(500);
       expect(res.body.error).toMatch(/^agent raised RuntimeError: /);
-      const stream = await fetch(`${w.url}/invoke/stream`, { method: 'POST', body: JSON.stringify({ message: 'explode' }) });
+      const stream = await fetch(`${w.url}/invoke/stream`, { method: 'POST', headers: w.headers, body: JSON.stringify({ message: 'explode' }) });
       const lines = (await stream.text()).trim().split('\n').map((l) => JSON.parse(l));
       expect(lines.at(-1)).toEqual({ type: 'error', error: res.body.error });
     });
@@ -210,7 +210,16 @@ for (const framework of ['adk', 'langgraph', 'crewai'] as const) {
       expect(await post(w, '/invoke', { message: 'hi', user_id: 7 })).toEqual({ status: 400, body: { error: 'user_id must be a string' } });
       const big = await post(w, '/invoke', { message: 'x'.repeat(1024 * 1024) });
       expect(big).toEqual({ status: 413, body: { error: 'body exceeds 1048576 bytes' } });
-      expect((await fetch(`${w.url}/elsewhere`)).status).toBe(404);
+      expect((await fetch(`${w.url}/elsewhere`, { headers: w.headers })).status).toBe(404);
+    });
+
+    it('answers nothing but 403 to a request without the instance secret, whatever the path', async () => {
+      for (const path of ['/invoke', '/invoke/stream']) {
+        const res = await fetch(`${w.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'weather in lyon' }) });
+        expect(res.status).toBe(403);
+        expect(await res.json()).toEqual({ error: 'forbidden: this address answers only requests routed by the platform' });
+      }
+      expect((await fetch(`${w.url}/healthz`)).status).toBe(403);
     });
   });
 }
@@ -255,7 +264,7 @@ describe.skipIf(!python.ok)('agent harness: loading and streaming details', () =
     try {
       // The sample tool sleeps 400 ms for slowtown: the lines before it must arrive first.
       const started = Date.now();
-      const res = await fetch(`${w.url}/invoke/stream`, { method: 'POST', body: JSON.stringify({ message: 'weather in slowtown' }) });
+      const res = await fetch(`${w.url}/invoke/stream`, { method: 'POST', headers: w.headers, body: JSON.stringify({ message: 'weather in slowtown' }) });
       const reader = res.body!.getReader();
       const first = await reader.read();
       const firstAt = Date.now() - started;

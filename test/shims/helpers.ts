@@ -1,4 +1,5 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -32,6 +33,10 @@ function run(spec: CommandSpec, extraEnv: Record<string, string> = {}): Promise<
 export interface RunningWorkload {
   url: string;
   port: number;
+  /** The instance secret it was started with, as the daemon's supervisor does. */
+  secret: string;
+  /** The header that carries it: every request the daemon makes sends it. */
+  headers: Record<string, string>;
   dir: string;
   child: ChildProcess;
   /** Everything the process wrote to stdout and stderr so far. */
@@ -60,9 +65,11 @@ export async function startWorkload(
     if (built.code !== 0) throw new Error(`build failed (${built.code}):\n${built.output}`);
   }
   const port = await freePort();
+  const secret = randomBytes(32).toString('base64url');
+  const headers = { [SECRET_HEADER]: secret };
   const child = spawn(cmd.start.cmd, cmd.start.args, {
     cwd: cmd.start.cwd ?? dir,
-    env: { ...process.env, ...cmd.start.env, ...env, PORT: String(port) },
+    env: { ...process.env, ...cmd.start.env, ...env, PLATFORM_INSTANCE_SECRET: secret, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -75,7 +82,7 @@ export async function startWorkload(
   for (;;) {
     if (child.exitCode !== null) throw new Error(`workload exited with ${child.exitCode}:\n${out}`);
     try {
-      const res = await fetch(`${url}/healthz`);
+      const res = await fetch(`${url}/healthz`, { headers });
       if (res.status === 200) break;
     } catch {
       /* not listening yet */
@@ -86,6 +93,8 @@ export async function startWorkload(
   return {
     url,
     port,
+    secret,
+    headers,
     dir,
     child,
     output: () => out,
@@ -120,7 +129,8 @@ export interface RawResponse {
  * Sends bytes as they are (fetch cannot send a malformed Content-Length) and reads the reply
  * until the server closes or (unless untilClose) the first response's declared body arrived.
  */
-export function rawRequest(port: number, request: string, opts: { untilClose?: boolean } = {}): Promise<RawResponse> {
+export function rawRequest(port: number, request: string, opts: { untilClose?: boolean; secret?: string } = {}): Promise<RawResponse> {
+  if (opts.secret !== undefined) request = withSecret(request, opts.secret);
   return new Promise((resolve, reject) => {
     const sock = connect(port, '127.0.0.1');
     let data = '';
@@ -144,6 +154,13 @@ export function rawRequest(port: number, request: string, opts: { untilClose?: b
     sock.on('error', (err) => (data ? finish() : reject(err)));
     sock.write(request);
   });
+}
+
+export const SECRET_HEADER = 'x-platform-instance-secret';
+
+/** Adds the instance secret header to every request head in raw bytes (after each request line). */
+export function withSecret(request: string, secret: string): string {
+  return request.replace(/ HTTP\/1\.1\r\n/g, ` HTTP/1.1\r\n${SECRET_HEADER}: ${secret}\r\n`);
 }
 
 export function tempDir(prefix: string): { path: string; remove: () => void } {

@@ -51,7 +51,7 @@ function run(spec: CommandSpec, env: Record<string, string> = {}): Promise<{ cod
 async function startFails(runtime: Runtime, dir: string) {
   const cmd = runtimeCommand(runtime, dir, { python: await resolvePython() });
   await cmd.prepare?.(dir);
-  return run(cmd.start, { PORT: String(await freePort()) });
+  return run(cmd.start, { PORT: String(await freePort()), PLATFORM_INSTANCE_SECRET: 'secret-for-a-start-that-fails' });
 }
 
 describe('runtime commands', () => {

@@ -8,7 +8,7 @@ import { CloudEvent, HTTP } from 'cloudevents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runtimeAvailable, runtimeCommand, type Runtime, type RuntimeOptions } from '../../src/daemon/runtimes/index.js';
 import { connect } from 'node:net';
-import { rawRequest, startWorkload, type RunningWorkload } from './helpers.js';
+import { rawRequest, SECRET_HEADER, startWorkload, type RunningWorkload } from './helpers.js';
 
 const MAX = 8 * 1024 * 1024;
 
@@ -260,7 +260,7 @@ function pythonRows(): Row[] {
 }
 
 async function send(w: RunningWorkload, req: Request): Promise<{ status: number; text: string; contentType: string | null }> {
-  const res = await fetch(`${w.url}${req.path ?? '/'}`, { method: req.method ?? 'GET', headers: req.headers, body: req.body });
+  const res = await fetch(`${w.url}${req.path ?? '/'}`, { method: req.method ?? 'GET', headers: { ...req.headers, ...w.headers }, body: req.body });
   return { status: res.status, text: await res.text(), contentType: res.headers.get('content-type') };
 }
 
@@ -299,6 +299,18 @@ export async function defineShimSuite(runtime: Runtime, fixture: string = runtim
       });
     }
 
+    it('a request without the instance secret, or with a wrong one, gets 403 and never reaches the handler', async () => {
+      const wrong = [{}, { [SECRET_HEADER]: 'x'.repeat(w.secret.length) }, { [SECRET_HEADER]: w.secret.slice(1) }, { [SECRET_HEADER]: `${w.secret.slice(0, -1)}${w.secret.endsWith('A') ? 'B' : 'A'}` }];
+      for (const headers of wrong) {
+        const res = await fetch(`${w.url}/`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{"leak":1}' });
+        expect(res.status).toBe(403);
+        expect(await res.json()).toEqual({ error: 'forbidden: this address answers only requests routed by the platform' });
+      }
+      expect((await fetch(`${w.url}/healthz`)).status).toBe(403);
+      expect((await fetch(`${w.url}/x`)).status).toBe(403);
+      await expectNoEventSince(w, 403);
+    });
+
     it('structured data_base64 reaches the handler decoded', async () => {
       const req = cloudEvent('structured', new TextEncoder().encode(JSON.stringify({ fromBase64: true })));
       expect(JSON.parse(String(req.body)).data_base64).toBeTypeOf('string'); // the SDK chose data_base64
@@ -310,7 +322,7 @@ export async function defineShimSuite(runtime: Runtime, fixture: string = runtim
     });
 
     it(`a Content-Length that is not a number: ${runtime === 'python' ? '400 invalid Content-Length' : 'refused by the HTTP layer, never that text'}`, async () => {
-      const res = await rawRequest(w.port, 'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\nConnection: close\r\n\r\n{}');
+      const res = await rawRequest(w.port, 'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\nConnection: close\r\n\r\n{}', { secret: w.secret });
       expect(res.status).toBe(400);
       if (runtime === 'python') expect(JSON.parse(res.body)).toEqual({ error: 'invalid Content-Length' });
       else expect(res.body).not.toContain('invalid Content-Length');
@@ -322,6 +334,7 @@ export async function defineShimSuite(runtime: Runtime, fixture: string = runtim
         w.port,
         `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n` +
           `${(5).toString(16)}\r\n${body.slice(0, 5)}\r\n${(body.length - 5).toString(16)}\r\n${body.slice(5)}\r\n0\r\n\r\n`,
+        { secret: w.secret },
       );
       expect(res.status).toBe(200);
       expect(JSON.parse(res.body)).toEqual({ received: { chunked: 'yes' } });
@@ -330,7 +343,7 @@ export async function defineShimSuite(runtime: Runtime, fixture: string = runtim
 
     it('honours Expect: 100-continue (curl sends it for bodies over 1 KiB)', async () => {
       const body = JSON.stringify({ expect: 'continue' });
-      const res = await expectContinue(w.port, body);
+      const res = await expectContinue(w.port, body, w.secret);
       expect(res.interim).toMatch(/^HTTP\/1\.1 100 /);
       expect(res.status).toBe(200);
       expect(JSON.parse(res.body)).toEqual({ received: { expect: 'continue' } });
@@ -341,7 +354,7 @@ export async function defineShimSuite(runtime: Runtime, fixture: string = runtim
       const res = await rawRequest(
         w.port,
         'GET /x HTTP/1.1\r\nHost: x\r\nContent-Length: 7\r\n\r\n{"a":1}GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
-        { untilClose: true },
+        { untilClose: true, secret: w.secret },
       );
       expect(res.status).toBe(200);
       expect(res.body).toMatch(/^\{"received":\{\}\}/);
@@ -351,7 +364,7 @@ export async function defineShimSuite(runtime: Runtime, fixture: string = runtim
     });
 
     it('HEAD runs like GET and sends no body', async () => {
-      const res = await fetch(`${w.url}/x`, { method: 'HEAD' });
+      const res = await fetch(`${w.url}/x`, { method: 'HEAD', headers: w.headers });
       expect(res.status).toBe(200);
       expect(await res.text()).toBe('');
       expect(await w.takeEvent()).toEqual({});
@@ -371,7 +384,7 @@ export async function defineShimSuite(runtime: Runtime, fixture: string = runtim
 }
 
 /** Sends the head with Expect: 100-continue, waits for the interim response, then the body. */
-function expectContinue(port: number, body: string): Promise<{ interim: string; status: number; body: string }> {
+function expectContinue(port: number, body: string, secret: string): Promise<{ interim: string; status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const sock = connect(port, '127.0.0.1');
     let data = '';
@@ -392,7 +405,7 @@ function expectContinue(port: number, body: string): Promise<{ interim: string; 
       }
     });
     sock.write(
-      `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
+      `POST / HTTP/1.1\r\nHost: x\r\n${SECRET_HEADER}: ${secret}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
     );
   });
 }

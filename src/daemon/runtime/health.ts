@@ -2,9 +2,10 @@ import { request } from '../lazy/modules.js';
 
 /**
  * Waits until an instance answers GET /healthz with 200, polling quickly so a cold start costs
- * little more than the shim's own start-up. Fails early when the instance exits first.
+ * little more than the shim's own start-up. Fails early when the instance exits first. The probe
+ * carries the instance's secret like every other request the daemon makes to it.
  */
-export async function waitHealthy(port: number, timeoutMs: number, exited: Promise<unknown>): Promise<void> {
+export async function waitHealthy(port: number, headers: Record<string, string>, timeoutMs: number, exited: Promise<unknown>): Promise<void> {
   let gone = false;
   void exited.then(() => (gone = true));
   const started = Date.now();
@@ -12,7 +13,7 @@ export async function waitHealthy(port: number, timeoutMs: number, exited: Promi
   while (Date.now() < deadline) {
     if (gone) throw new Error('the instance exited before it answered /healthz');
     try {
-      const res = await request(`http://127.0.0.1:${port}/healthz`, { headersTimeout: 1000, bodyTimeout: 1000 });
+      const res = await request(`http://127.0.0.1:${port}/healthz`, { headers, headersTimeout: 1000, bodyTimeout: 1000 });
       await res.body.dump();
       if (res.statusCode === 200) return;
     } catch {

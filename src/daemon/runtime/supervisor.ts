@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { LogLine } from '../../api/agents.js';
 import type { Driver, RunningInstance } from './driver.js';
 import { waitHealthy } from './health.js';
+import { INSTANCE_SECRET_ENV, instanceHeaders, newInstanceSecret } from './instance-secret.js';
 import { LogCapture } from './log-capture.js';
 import type { PortAllocator } from './ports.js';
 
@@ -36,6 +37,8 @@ export interface SupervisorOptions {
 interface Live {
   id: string;
   port: number;
+  /** Sent with every request to the instance; the shim answers nothing without it. */
+  secret: string;
   revision: string;
   run: RunningInstance;
   logs: LogCapture;
@@ -81,7 +84,7 @@ export class Supervisor {
   }
 
   /** Gets a serving instance (cold-starting one if needed) and marks the workload busy until `release`. */
-  async acquire(key: string): Promise<{ port: number; instance: string; release(): void }> {
+  async acquire(key: string): Promise<{ port: number; instance: string; headers: Record<string, string>; release(): void }> {
     const slot = this.slot(key);
     slot.inflight++;
     slot.lastUsed = Date.now();
@@ -91,6 +94,7 @@ export class Supervisor {
       return {
         port: live.port,
         instance: live.id,
+        headers: instanceHeaders(live.secret),
         release: () => {
           if (released) return;
           released = true;
@@ -176,9 +180,11 @@ export class Supervisor {
     const port = await this.ports.take();
     const id = `${plan.revision}-${randomBytes(3).toString('hex')}`;
     const logs = new LogCapture(id, plan.revision, (line) => this.hooks.log(slot.key, line));
+    const secret = newInstanceSecret();
     let run: RunningInstance;
     try {
-      run = await this.driver.start({ instanceId: id, artifact: plan.artifact, framework: plan.framework, runtime: plan.runtime, port, env: plan.env, limits: plan.limits });
+      const env = { ...plan.env, [INSTANCE_SECRET_ENV]: secret };
+      run = await this.driver.start({ instanceId: id, artifact: plan.artifact, framework: plan.framework, runtime: plan.runtime, port, env, limits: plan.limits });
     } catch (e) {
       this.ports.release(port);
       throw e;
@@ -186,11 +192,11 @@ export class Supervisor {
     logs.attach(run.stdout, 'stdout');
     logs.attach(run.stderr, 'stderr');
     logs.push('system', `instance ${id} starting on 127.0.0.1:${port}`);
-    const live: Live = { id, port, revision: plan.revision, run, logs, stopping: false, healthy: false, startedAt: Date.now() };
+    const live: Live = { id, port, secret, revision: plan.revision, run, logs, stopping: false, healthy: false, startedAt: Date.now() };
     this.hooks.instanceStarted(slot.key, { id, revision: plan.revision, pid: run.pid, container: run.container, port });
     void run.exited.then((r) => this.exited(slot, live, r));
     try {
-      await waitHealthy(port, this.opts.startTimeoutMs, run.exited);
+      await waitHealthy(port, instanceHeaders(secret), this.opts.startTimeoutMs, run.exited);
     } catch (e) {
       const tail = logs
         .lines()

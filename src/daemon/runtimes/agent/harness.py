@@ -464,11 +464,12 @@ def main(argv):
             check(directory, framework)
             print("agent harness: %s agent in %s looks deployable" % (framework, directory))
             return 0
+        secret = ph.take_instance_secret("agent harness")  # before the agent's code runs
         HarnessHandler.adapter = ADAPTERS[framework](load_entry(directory, framework))
     except SetupError as exc:
         sys.stderr.write("%s\n" % exc)
         return 1
-    ph.serve(HarnessHandler, int(os.environ.get("PORT", "8080")))
+    ph.serve(HarnessHandler, int(os.environ.get("PORT", "8080")), secret)
     return 0
 
 

@@ -8,6 +8,8 @@
 package main
 
 import (
+	"bytes"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -18,10 +20,80 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 )
 
 const platformMaxBody = 8 * 1024 * 1024
+
+// The daemon hands each instance a secret and sends it with every request it makes; a request
+// without it never reaches Handle (docs/decisions/agents.md, "Instances answer only the
+// daemon"). A package-level variable is initialised before any init function of the package
+// runs, so the secret has left the environment before the user's init code and Handle run.
+const (
+	platformSecretEnv    = "PLATFORM_INSTANCE_SECRET"
+	platformSecretHeader = "X-Platform-Instance-Secret"
+	platformForbidden    = "forbidden: this address answers only requests routed by the platform"
+)
+
+var platformSecret = platformTakeSecret()
+
+func platformTakeSecret() []byte {
+	value := os.Getenv(platformSecretEnv)
+	if value == "" {
+		fmt.Fprintf(os.Stderr, "function shim: %s is not set (instances are started by the platform daemon)\n", platformSecretEnv)
+		os.Exit(1)
+	}
+	platformScrubEnviron(platformSecretEnv)
+	os.Unsetenv(platformSecretEnv)
+	return []byte(value)
+}
+
+// platformScrubEnviron zeroes a variable's value in the process's initial environment block,
+// which /proc/<pid>/environ reads. Best effort: without /proc, or where writing our own memory
+// file is not allowed, only the process's own copy loses it.
+func platformScrubEnviron(name string) {
+	block, err := os.ReadFile("/proc/self/environ")
+	if err != nil {
+		return
+	}
+	prefix := []byte(name + "=")
+	start := -1
+	if bytes.HasPrefix(block, prefix) {
+		start = len(prefix)
+	} else if at := bytes.Index(block, append([]byte{0}, prefix...)); at >= 0 {
+		start = at + 1 + len(prefix)
+	}
+	if start < 0 {
+		return
+	}
+	end := bytes.IndexByte(block[start:], 0)
+	if end < 0 {
+		end = len(block) - start
+	}
+	stat, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return
+	}
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+2:]))
+	if len(fields) < 48 {
+		return
+	}
+	envStart, err := strconv.ParseInt(fields[47], 10, 64) // field 50 of proc(5)
+	if err != nil {
+		return
+	}
+	mem, err := os.OpenFile("/proc/self/mem", os.O_RDWR, 0)
+	if err != nil {
+		return
+	}
+	defer mem.Close()
+	mem.WriteAt(make([]byte, end), envStart+int64(start))
+}
+
+func platformAuthorized(r *http.Request) bool {
+	return subtle.ConstantTimeCompare([]byte(r.Header.Get(platformSecretHeader)), platformSecret) == 1
+}
 
 type platformBodyError struct {
 	status  int
@@ -135,6 +207,12 @@ func platformStatus(result map[string]interface{}) (int, bool) {
 }
 
 func platformServe(w http.ResponseWriter, r *http.Request) {
+	if !platformAuthorized(r) {
+		// The body is never read; the server discards or drops it.
+		w.Header().Set("Connection", "close")
+		platformError(w, http.StatusForbidden, platformForbidden)
+		return
+	}
 	if r.Method == http.MethodGet || r.Method == http.MethodHead {
 		if r.URL.Path == "/healthz" {
 			platformSend(w, http.StatusOK, map[string]string{"status": "ok"})

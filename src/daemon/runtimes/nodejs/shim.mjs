@@ -4,7 +4,8 @@
 // one directory up, exports handle(event), synchronous or async, as an ES module export or
 // through module.exports. Listens on 127.0.0.1:$PORT. Node built-ins only.
 import { createServer } from 'node:http';
-import { copyFileSync, existsSync } from 'node:fs';
+import { timingSafeEqual } from 'node:crypto';
+import { closeSync, copyFileSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -12,6 +13,56 @@ const MAX_BODY = 8 * 1024 * 1024;
 const LINGER_BYTES = 64 * 1024 * 1024;
 const CE_CONTENT_TYPE = 'application/cloudevents+json';
 const functionDir = dirname(dirname(fileURLToPath(import.meta.url)));
+// The daemon hands each instance a secret and sends it with every request it makes; a request
+// without it never reaches the handler (docs/decisions/agents.md, "Instances answer only the
+// daemon"). It leaves the environment before the handler's module loads.
+const SECRET_ENV = 'PLATFORM_INSTANCE_SECRET';
+const SECRET_HEADER = 'x-platform-instance-secret';
+const FORBIDDEN = 'forbidden: this address answers only requests routed by the platform';
+
+function takeInstanceSecret() {
+  const value = process.env[SECRET_ENV];
+  if (!value) fail(`${SECRET_ENV} is not set (instances are started by the platform daemon)`);
+  scrubProcessEnviron(SECRET_ENV);
+  delete process.env[SECRET_ENV]; // also unsetenv(3), so child processes do not inherit it
+  return Buffer.from(value);
+}
+
+/**
+ * Zeroes a variable's value in the process's initial environment block, which
+ * /proc/<pid>/environ reads. Best effort: where /proc or writing our own memory file is not
+ * allowed, only process.env loses it.
+ */
+function scrubProcessEnviron(name) {
+  try {
+    const block = readFileSync('/proc/self/environ');
+    const prefix = Buffer.from(`${name}=`);
+    let start;
+    if (block.subarray(0, prefix.length).equals(prefix)) start = prefix.length;
+    else {
+      const at = block.indexOf(Buffer.concat([Buffer.from([0]), prefix]));
+      if (at < 0) return;
+      start = at + 1 + prefix.length;
+    }
+    let end = block.indexOf(0, start);
+    if (end < 0) end = block.length;
+    const stat = readFileSync('/proc/self/stat', 'latin1');
+    const envStart = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[47]); // field 50 of proc(5)
+    const fd = openSync('/proc/self/mem', 'r+');
+    try {
+      writeSync(fd, Buffer.alloc(end - start), 0, end - start, envStart + start);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // best effort, see above
+  }
+}
+
+function authorized(req, secret) {
+  const got = Buffer.from(String(req.headers[SECRET_HEADER] ?? ''));
+  return got.length === secret.length && timingSafeEqual(got, secret);
+}
 
 async function loadHandler() {
   const file = ['index.mjs', 'index.js', 'index.cjs'].map((f) => join(functionDir, f)).find((f) => existsSync(f));
@@ -184,8 +235,15 @@ async function route(req, res, handle) {
   }
 }
 
+const secret = takeInstanceSecret();
 const handle = await loadHandler();
 const server = createServer((req, res) => {
+  if (!authorized(req, secret)) {
+    // The body is never read: answer, then let the connection go.
+    send(res, 403, { error: FORBIDDEN }, true);
+    req.resume();
+    return;
+  }
   route(req, res, handle).catch((err) => {
     console.error(err);
     if (!res.headersSent) send(res, 500, { error: `function shim failed: ${err.message}` });

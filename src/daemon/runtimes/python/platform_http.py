@@ -4,9 +4,12 @@ Standard library only: workloads run on a bare python3. Both servers speak HTTP/
 keep-alive (the daemon's proxy reuses connections), so every response carries a length and a
 request whose body was not fully read closes its connection afterwards.
 """
+import hmac
 import json
+import os
 import re
 import socket
+import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 # After refusing a body we stop reading it, but closing a socket with unread input makes the
@@ -16,6 +19,52 @@ LINGER_BYTES = 64 * 1024 * 1024
 LINGER_SECONDS = 2.0
 
 _DIGITS = re.compile(r"[0-9]+")
+
+# The daemon hands each instance a secret and sends it with every request it makes; a request
+# without it never reaches the handler (docs/decisions/agents.md, "Instances answer only the
+# daemon"). The shim takes it out of the environment before it loads user code.
+SECRET_ENV = "PLATFORM_INSTANCE_SECRET"
+SECRET_HEADER = "X-Platform-Instance-Secret"
+FORBIDDEN = "forbidden: this address answers only requests routed by the platform"
+
+
+def take_instance_secret(who):
+    """Removes the instance secret from the environment (os.environ, libc's environ and the
+    bytes /proc/self/environ shows) and returns it; exits when the daemon did not pass one."""
+    value = os.environ.get(SECRET_ENV, "")
+    if not value:
+        sys.exit("%s: %s is not set (instances are started by the platform daemon)" % (who, SECRET_ENV))
+    scrub_process_environ(SECRET_ENV)
+    del os.environ[SECRET_ENV]  # also unsetenv(3), so child processes do not inherit it
+    return value.encode("utf-8")
+
+
+def scrub_process_environ(name):
+    """Zeroes a variable's value in the process's initial environment block, which
+    /proc/<pid>/environ reads. Best effort: without /proc (or with a policy forbidding writes to
+    our own memory file) only the in-process copies are removed."""
+    try:
+        with open("/proc/self/environ", "rb") as fh:
+            block = fh.read()
+        prefix = name.encode("ascii") + b"="
+        if block.startswith(prefix):
+            start = len(prefix)
+        else:
+            at = block.find(b"\0" + prefix)
+            if at < 0:
+                return
+            start = at + 1 + len(prefix)
+        end = block.find(b"\0", start)
+        end = len(block) if end < 0 else end
+        with open("/proc/self/stat", "rb") as fh:
+            stat = fh.read()
+        fields = stat[stat.rindex(b")") + 2 :].split()
+        env_start = int(fields[47])  # field 50 of proc(5); fields here start at field 3
+        with open("/proc/self/mem", "r+b", buffering=0) as mem:
+            mem.seek(env_start + start)
+            mem.write(b"\0" * (end - start))
+    except (OSError, ValueError, IndexError):
+        pass
 
 
 class BodyError(Exception):
@@ -131,11 +180,27 @@ class QuietHandler(BaseHTTPRequestHandler):
     # Idle keep-alive connections give their thread back after this long.
     timeout = 120
 
+    # Set by serve(): the instance secret every request must carry.
+    instance_secret = None
+
     def log_message(self, format, *args):  # noqa: A002 (signature fixed by the base class)
         pass
 
+    def parse_request(self):
+        """After the request line and headers: a request without the instance secret gets 403
+        and never reaches a do_* method (its body is left unread and discarded)."""
+        if not super().parse_request():
+            return False
+        got = (self.headers.get(SECRET_HEADER) or "").encode("utf-8", "replace")
+        if self.instance_secret is None or not hmac.compare_digest(got, self.instance_secret):
+            send_error_json(self, 403, FORBIDDEN, close=True)
+            return False
+        return True
 
-def serve(handler_class, port, host="127.0.0.1"):
+
+def serve(handler_class, port, secret, host="127.0.0.1"):
+    handler_class.instance_secret = secret
+
     class Server(ThreadingHTTPServer):
         daemon_threads = True
         allow_reuse_address = True

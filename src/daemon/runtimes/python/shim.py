@@ -164,5 +164,6 @@ class ShimHandler(ph.QuietHandler):
 
 
 if __name__ == "__main__":
+    SECRET = ph.take_instance_secret("function shim")  # before the handler's code runs
     HANDLE = load_handler()
-    ph.serve(ShimHandler, int(os.environ.get("PORT", "8080")))
+    ph.serve(ShimHandler, int(os.environ.get("PORT", "8080")), SECRET)

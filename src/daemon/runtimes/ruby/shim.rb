@@ -17,8 +17,14 @@ module PlatformShim
   MAX_HEADER_BYTES = 64 * 1024
   CE_CONTENT_TYPE = 'application/cloudevents+json'
   FUNCTION_DIR = File.dirname(File.dirname(File.expand_path(__FILE__)))
+  # The daemon hands each instance a secret and sends it with every request it makes; a request
+  # without it never reaches the handler (docs/decisions/agents.md, "Instances answer only the
+  # daemon"). It leaves the environment before handler.rb loads.
+  SECRET_ENV = 'PLATFORM_INSTANCE_SECRET'
+  SECRET_HEADER = 'x-platform-instance-secret'
+  FORBIDDEN = 'forbidden: this address answers only requests routed by the platform'
   REASONS = {
-    200 => 'OK', 204 => 'No Content', 400 => 'Bad Request', 404 => 'Not Found', 413 => 'Content Too Large',
+    200 => 'OK', 204 => 'No Content', 400 => 'Bad Request', 403 => 'Forbidden', 404 => 'Not Found', 413 => 'Content Too Large',
     431 => 'Request Header Fields Too Large', 500 => 'Internal Server Error', 501 => 'Not Implemented'
   }.freeze
 
@@ -33,6 +39,47 @@ module PlatformShim
   end
 
   module_function
+
+  def take_instance_secret
+    value = ENV.fetch(SECRET_ENV, '')
+    abort("function shim: #{SECRET_ENV} is not set (instances are started by the platform daemon)") if value.empty?
+    scrub_process_environ(SECRET_ENV)
+    ENV.delete(SECRET_ENV) # unsetenv(3): child processes do not inherit it either
+    @secret = value.b.freeze
+  end
+
+  # Zeroes a variable's value in the process's initial environment block, which
+  # /proc/<pid>/environ reads. Best effort: where /proc or writing our own memory file is not
+  # allowed, only ENV loses it.
+  def scrub_process_environ(name)
+    block = File.binread('/proc/self/environ')
+    prefix = "#{name}=".b
+    start = if block.start_with?(prefix)
+              prefix.bytesize
+            else
+              at = block.index("\0#{prefix}".b)
+              return if at.nil?
+              at + 1 + prefix.bytesize
+            end
+    stop = block.index("\0".b, start) || block.bytesize
+    stat = File.binread('/proc/self/stat')
+    env_start = Integer(stat[(stat.rindex(')') + 2)..].split(' ')[47]) # field 50 of proc(5)
+    File.open('/proc/self/mem', 'r+b') do |mem|
+      mem.seek(env_start + start)
+      mem.write("\0" * (stop - start))
+    end
+  rescue SystemCallError, IOError, ArgumentError, TypeError
+    nil
+  end
+
+  # Constant time for equal lengths, as Rack::Utils.secure_compare (no openssl load on start).
+  def authorized?(headers)
+    got = headers.fetch(SECRET_HEADER, '').b
+    return false unless got.bytesize == @secret.bytesize
+    diff = 0
+    got.bytes.zip(@secret.bytes) { |a, b| diff |= a ^ b }
+    diff.zero?
+  end
 
   def load_handler
     path = File.join(FUNCTION_DIR, 'handler.rb')
@@ -200,6 +247,10 @@ module PlatformShim
   def serve_connection(sock)
     method, target, headers = read_head(sock)
     return if method.nil?
+    unless authorized?(headers)
+      error(sock, 403, FORBIDDEN)
+      return linger(sock)
+    end
     if method == 'GET' || method == 'HEAD'
       Thread.current[:platform_head_request] = method == 'HEAD'
       return respond(sock, 200, '{"status":"ok"}') if target.split('?', 2).first == '/healthz'
@@ -251,5 +302,6 @@ module PlatformShim
   end
 end
 
+PlatformShim.take_instance_secret
 PlatformShim.load_handler
 PlatformShim.serve(Integer(ENV.fetch('PORT', '8080')))

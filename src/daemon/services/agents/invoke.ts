@@ -122,7 +122,7 @@ export async function invoke(d: Deps, principal: Principal | undefined, agent: A
     try {
       up = await request(`http://127.0.0.1:${lease.port}${path}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...lease.headers },
         body: JSON.stringify(body),
         signal: abort.signal,
         headersTimeout: startSeconds * 1000,

@@ -4,10 +4,13 @@ import { ApiError } from '../../http/errors.js';
 import { findProject } from '../accounts/access.js';
 import { acquire, invokeTarget, pipeUpstream, servingAgent } from './invoke.js';
 import { INTERNAL_CALL_HEADER, isInternalCall } from '../../internal-call.js';
+import { INSTANCE_SECRET_HEADER } from '../../runtime/instance-secret.js';
 import type { Deps } from './service.js';
 import { clampTimeout } from './view.js';
 import type { AgentConfig } from '../../../api/agents.js';
 import { MiB } from '../../../api/contract.js';
+
+const DROPPED = new Set(['host', 'connection', 'authorization', INTERNAL_CALL_HEADER, INSTANCE_SECRET_HEADER]);
 
 /** `<name>-<project_short>.apps.localhost[:port]`: the local public address (DESIGN.md). */
 const HOST_RE = /^([a-z](?:[a-z0-9-]{0,61}[a-z0-9])?)-([a-z][a-z0-9]{5})\.apps\.localhost(?::\d+)?$/i;
@@ -35,7 +38,9 @@ export async function servePublic(d: Deps, ctx: RequestContext): Promise<void> {
   const lease = await acquire(d, agent);
   try {
     const headers: Record<string, string | string[]> = {};
-    for (const [k, v] of Object.entries(ctx.req.headers)) if (v !== undefined && k !== 'host' && k !== 'connection' && k !== 'authorization' && k !== INTERNAL_CALL_HEADER) headers[k] = v;
+    // A client's own instance-secret header is dropped: only the lease's value reaches the instance.
+    for (const [k, v] of Object.entries(ctx.req.headers)) if (v !== undefined && !DROPPED.has(k)) headers[k] = v;
+    Object.assign(headers, lease.headers);
     const hasBody = ctx.req.method !== 'GET' && ctx.req.method !== 'HEAD';
     let up;
     try {
