@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { createApp, type App } from './app.js';
+import { answerListMethod } from './http/list-method.js';
 import type { DaemonConfig } from './config.js';
 import { bootstrap, ensureStateDirs, loadSigningKey, statePaths } from './bootstrap.js';
 import { openDb, type Db } from './store/db.js';
@@ -34,6 +35,13 @@ export async function startDaemon(config: DaemonConfig, opts: { clock?: Clock; l
   await app.start();
   const server = createServer(app.handler);
   server.keepAliveTimeout = 5_000;
+  server.on('clientError', (err: Error & { code?: string }, socket) => {
+    // Vault's LIST method, which Node's parser refuses, is served as GET ?list=true.
+    if (answerListMethod(err, socket as Socket)) return;
+    // Node's own answer to any other request it cannot parse.
+    if (socket.writable) socket.write('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    socket.destroy();
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
