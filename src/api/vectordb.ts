@@ -9,7 +9,9 @@ import { VECTOR_LIMITS } from './vector.js';
  */
 const Collection = z.object({ collection: z.string() });
 const Envelope = z.object({ result: z.unknown(), status: z.literal('ok'), time: z.number() });
-const base = '/vectordb/collections';
+/** Where the direct routes live on the daemon's own port. */
+export const VECTORDB_PREFIX = '/vectordb';
+const base = `${VECTORDB_PREFIX}/collections`;
 const responseOf = { auth: 'none' as const, status: 200, response: Envelope };
 /** Qdrant's `with_payload`: a flag or the payload keys to include. */
 const WithPayload = z.union([z.boolean(), z.array(z.string())]).optional();

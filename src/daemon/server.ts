@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createApp, type App } from './app.js';
 import { answerListMethod } from './http/list-method.js';
+import { listenerPort, startQdrantListener } from './http/qdrant-listener.js';
 import type { DaemonConfig } from './config.js';
 import { bootstrap, ensureStateDirs, loadSigningKey, statePaths } from './bootstrap.js';
 import { openDb, type Db } from './store/db.js';
@@ -50,6 +51,11 @@ export async function startDaemon(config: DaemonConfig, opts: { clock?: Clock; l
   // Port 0 picks a free port: record the real one so workloads get a reachable SVC_API_URL.
   config.port = port;
   const url = `http://${config.host}:${port}`;
+  let qdrant: Server | undefined;
+  if (config.vector.qdrantPort !== undefined) {
+    qdrant = await startQdrantListener(config.host, config.vector.qdrantPort, app.handler);
+    config.vector.qdrantPort = listenerPort(qdrant);
+  }
   let closed = false;
   return {
     url,
@@ -60,10 +66,16 @@ export async function startDaemon(config: DaemonConfig, opts: { clock?: Clock; l
     async close() {
       if (closed) return;
       closed = true;
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await Promise.all(
+        [server, qdrant].map(
+          (s) =>
+            s &&
+            new Promise<void>((resolve) => {
+              s.close(() => resolve());
+              s.closeAllConnections();
+            }),
+        ),
+      );
       await app.stop();
       db.close();
     },
