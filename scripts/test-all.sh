@@ -10,6 +10,8 @@ for pair in "redis-server:redis-server" "redis-cli:redis-tools" "go:golang-go" "
   bin=${pair%%:*}; pkg=${pair#*:}
   command -v "$bin" >/dev/null 2>&1 || need+=("$pkg")
 done
+# hvac drives the Vault API in test/secrets/vault-api.test.ts; Debian's package serves /usr/bin/python3.
+/usr/bin/python3 -c 'import hvac' >/dev/null 2>&1 || need+=("python3-hvac")
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing system packages: ${need[*]}" >&2

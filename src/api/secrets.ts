@@ -272,4 +272,93 @@ export const vaultRoutes = {
       }),
     }),
   }),
+  metadata: route({
+    id: 'vault.kv2.metadata',
+    method: 'GET',
+    path: '/vault/v1/{mount}/metadata/{path...}',
+    summary: 'Vault KV v2 metadata of one secret, or with ?list=true (or the LIST method) the secret names under a project',
+    auth: 'none',
+    params: z.object({ mount: z.string(), path: z.string() }),
+    query: z.object({ list: z.string().optional() }),
+    status: 200,
+    response: z.object({
+      request_id: z.string(),
+      data: z.union([
+        z.object({ keys: z.array(z.string()) }),
+        z.object({ current_version: z.number().int(), versions: z.record(z.string(), z.object({ created_time: Timestamp, deletion_time: z.string(), destroyed: z.boolean() })) }),
+      ]),
+    }),
+  }),
+  lookupSelf: route({
+    id: 'vault.token.lookup-self',
+    method: 'GET',
+    path: '/vault/v1/auth/token/lookup-self',
+    summary: "Vault token lookup-self: the read token's scope and remaining ttl (hvac's is_authenticated)",
+    auth: 'none',
+    status: 200,
+    response: z.object({ request_id: z.string(), data: z.object({ id: z.string(), ttl: z.number().int(), expire_time: Timestamp, renewable: z.boolean() }) }),
+  }),
+  renewSelf: route({
+    id: 'vault.token.renew-self',
+    method: 'POST',
+    path: '/vault/v1/auth/token/renew-self',
+    summary: 'Vault token renew-self: extends a read token by increment (default 300 s), never past 3600 s after it was issued',
+    auth: 'none',
+    status: 200,
+    response: z.object({ request_id: z.string(), auth: z.object({ client_token: z.string(), lease_duration: z.number().int(), renewable: z.boolean() }) }),
+  }),
+  mountInfo: route({
+    id: 'vault.sys.mount-info',
+    method: 'GET',
+    path: '/vault/v1/sys/internal/ui/mounts/{path...}',
+    summary: "The mount a path lives on (the vault CLI's kv preflight): secret/ is KV version 2",
+    auth: 'none',
+    params: z.object({ path: z.string() }),
+    status: 200,
+    response: z.object({ request_id: z.string(), data: z.object({ path: z.string(), type: z.string(), options: z.object({ version: z.string() }) }) }),
+  }),
+  sealStatus: route({
+    id: 'vault.sys.seal-status',
+    method: 'GET',
+    path: '/vault/v1/sys/seal-status',
+    summary: 'Vault seal status of the project secret store (no token needed)',
+    auth: 'none',
+    status: 200,
+    response: z.object({ type: z.string(), initialized: z.boolean(), sealed: z.boolean(), version: z.string() }),
+  }),
+  health: route({
+    id: 'vault.sys.health',
+    method: 'GET',
+    path: '/vault/v1/sys/health',
+    summary: 'Vault health: 200 unsealed, 503 sealed, 501 not configured (sealedcode, uninitcode, activecode override them)',
+    auth: 'none',
+    query: z.object({
+      standbyok: z.string().optional(),
+      activecode: z.string().optional(),
+      standbycode: z.string().optional(),
+      sealedcode: z.string().optional(),
+      uninitcode: z.string().optional(),
+      drsecondarycode: z.string().optional(),
+      performancestandbycode: z.string().optional(),
+    }),
+    status: 200,
+    response: z.object({ initialized: z.boolean(), sealed: z.boolean(), standby: z.boolean(), server_time_utc: z.number().int(), version: z.string() }),
+  }),
 };
+
+/**
+ * Any other method or path under `/vault/v1/`: a Vault-shaped 404 (`{errors: [...]}`) instead of
+ * the platform envelope, so a Vault client reports it as Vault would.
+ */
+export const vaultFallbackRoutes = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).map((method) =>
+  route({
+    id: `vault.unsupported.${method.toLowerCase()}`,
+    method,
+    path: '/vault/v1/{rest...}',
+    summary: 'Vault paths this store does not serve: 404 with Vault errors',
+    auth: 'none',
+    params: z.object({ rest: z.string() }),
+    status: 404,
+    response: z.object({ errors: z.array(z.string()) }),
+  }),
+);

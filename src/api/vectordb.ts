@@ -9,11 +9,43 @@ import { VECTOR_LIMITS } from './vector.js';
  */
 const Collection = z.object({ collection: z.string() });
 const Envelope = z.object({ result: z.unknown(), status: z.literal('ok'), time: z.number() });
-const base = '/vectordb/collections';
+/** Where the direct routes live on the daemon's own port. */
+export const VECTORDB_PREFIX = '/vectordb';
+const base = `${VECTORDB_PREFIX}/collections`;
 const responseOf = { auth: 'none' as const, status: 200, response: Envelope };
 /** Qdrant's `with_payload`: a flag or the payload keys to include. */
 const WithPayload = z.union([z.boolean(), z.array(z.string())]).optional();
 const Selection = { with_payload: WithPayload, with_vector: z.boolean().optional() };
+/** A vector, or a point id standing for that point's vector (recommend, query). */
+const VectorOrId = z.union([z.array(z.number()), z.number(), z.string()]);
+/** Which points an operation touches: ids or a filter (Qdrant's points selector). */
+const Selector = { points: z.array(z.unknown()).optional(), filter: z.unknown().optional() };
+const SearchFields = {
+  vector: z.array(z.number()),
+  limit: z.number().int().optional(),
+  offset: z.number().int().optional(),
+  filter: z.unknown().optional(),
+  ...Selection,
+  score_threshold: z.number().nullish(),
+};
+const RecommendFields = {
+  positive: z.array(VectorOrId).optional(),
+  negative: z.array(VectorOrId).optional(),
+  strategy: z.enum(['average_vector', 'best_score', 'sum_scores']).nullish(),
+  limit: z.number().int().optional(),
+  offset: z.number().int().nullish(),
+  filter: z.unknown().optional(),
+  ...Selection,
+  score_threshold: z.number().nullish(),
+  using: z.unknown().optional(),
+  lookup_from: z.unknown().optional(),
+};
+/** Scroll's `order_by`: a payload key, or the key with a direction and a start value. */
+const OrderBy = z.union([
+  z.string(),
+  z.object({ key: z.string(), direction: z.enum(['asc', 'desc']).nullish(), start_from: z.union([z.number(), z.string()]).nullish() }),
+]);
+const PayloadIndex = z.object({ collection: z.string(), field: z.string() });
 
 /** The direct routes under a request body limit (the daemon's MAX_BODY_BYTES; the spec's by default). */
 export function vectordbContracts(bodyBytes: number = VECTOR_LIMITS.bodyBytes) {
@@ -53,38 +85,48 @@ export function vectordbContracts(bodyBytes: number = VECTOR_LIMITS.bodyBytes) {
       }),
       ...common,
     }),
-    search: route({
-      id: 'vectordb.search',
+    search: route({ id: 'vectordb.search', method: 'POST', path: `${base}/{collection}/points/search`, summary: 'Search', params: Collection, body: z.object(SearchFields), ...common }),
+    searchBatch: route({
+      id: 'vectordb.search-batch',
       method: 'POST',
-      path: `${base}/{collection}/points/search`,
-      summary: 'Search',
+      path: `${base}/{collection}/points/search/batch`,
+      summary: 'Several searches in one request, answered in order',
       params: Collection,
-      body: z.object({
-        vector: z.array(z.number()),
-        limit: z.number().int().optional(),
-        offset: z.number().int().optional(),
-        filter: z.unknown().optional(),
-        ...Selection,
-        score_threshold: z.number().optional(),
-      }),
+      body: z.object({ searches: z.array(z.object(SearchFields)) }),
       ...common,
     }),
-    // The universal query API (Qdrant >= 1.10), nearest-neighbour form only: `query` is a vector or {nearest: vector}.
+    recommend: route({
+      id: 'vectordb.recommend',
+      method: 'POST',
+      path: `${base}/{collection}/points/recommend`,
+      summary: 'Recommend: points near the positive examples (ids or vectors) and away from the negative ones',
+      params: Collection,
+      body: z.object(RecommendFields),
+      ...common,
+    }),
+    // The universal query API (Qdrant >= 1.10): nearest to a vector or a point, recommend, or no query (id order).
     query: route({
       id: 'vectordb.query',
       method: 'POST',
       path: `${base}/{collection}/points/query`,
-      summary: 'Query (nearest neighbours)',
+      summary: 'Query: nearest (a vector, a point id or {nearest}), {recommend}, or no query for points in id order',
       params: Collection,
       body: z.object({
-        query: z.union([z.array(z.number()), z.object({ nearest: z.array(z.number()) })]),
+        query: z
+          .union([
+            VectorOrId,
+            z.object({ nearest: VectorOrId }),
+            z.object({ recommend: z.object({ positive: z.array(VectorOrId).optional(), negative: z.array(VectorOrId).optional(), strategy: RecommendFields.strategy }) }),
+          ])
+          .nullish(),
         limit: z.number().int().optional(),
-        offset: z.number().int().optional(),
+        offset: z.number().int().nullish(),
         filter: z.unknown().optional(),
         ...Selection,
-        score_threshold: z.number().optional(),
+        score_threshold: z.number().nullish(),
         prefetch: z.unknown().optional(),
         using: z.unknown().optional(),
+        lookup_from: z.unknown().optional(),
       }),
       ...common,
     }),
@@ -92,9 +134,105 @@ export function vectordbContracts(bodyBytes: number = VECTOR_LIMITS.bodyBytes) {
       id: 'vectordb.scroll',
       method: 'POST',
       path: `${base}/{collection}/points/scroll`,
-      summary: 'Scroll',
+      summary: 'Scroll in id order, or by a payload key with order_by',
       params: Collection,
-      body: z.object({ limit: z.number().int().optional(), offset: z.unknown().optional(), filter: z.unknown().optional(), ...Selection }),
+      body: z.object({ limit: z.number().int().optional(), offset: z.unknown().optional(), filter: z.unknown().optional(), order_by: OrderBy.nullish(), ...Selection }),
+      ...common,
+    }),
+    count: route({
+      id: 'vectordb.count',
+      method: 'POST',
+      path: `${base}/{collection}/points/count`,
+      summary: 'Number of points, all or matching a filter (always exact)',
+      params: Collection,
+      body: z.object({ filter: z.unknown().optional(), exact: z.boolean().optional() }),
+      ...common,
+    }),
+    retrieve: route({
+      id: 'vectordb.retrieve',
+      method: 'POST',
+      path: `${base}/{collection}/points`,
+      summary: 'Points by id (absent ids are left out)',
+      params: Collection,
+      body: z.object({ ids: z.array(z.unknown()), ...Selection }),
+      ...common,
+    }),
+    point: route({
+      id: 'vectordb.point',
+      method: 'GET',
+      path: `${base}/{collection}/points/{id}`,
+      summary: 'One point with its payload and vector',
+      params: z.object({ collection: z.string(), id: z.string() }),
+      ...common,
+    }),
+    setPayload: route({
+      id: 'vectordb.set-payload',
+      method: 'POST',
+      path: `${base}/{collection}/points/payload`,
+      summary: 'Merge keys into the payload of the selected points (under `key` when given)',
+      params: Collection,
+      body: z.object({ payload: z.record(z.string(), z.unknown()), key: z.string().nullish(), ...Selector }),
+      ...common,
+    }),
+    overwritePayload: route({
+      id: 'vectordb.overwrite-payload',
+      method: 'PUT',
+      path: `${base}/{collection}/points/payload`,
+      summary: 'Replace the payload of the selected points',
+      params: Collection,
+      body: z.object({ payload: z.record(z.string(), z.unknown()), key: z.string().nullish(), ...Selector }),
+      ...common,
+    }),
+    deletePayload: route({
+      id: 'vectordb.delete-payload',
+      method: 'POST',
+      path: `${base}/{collection}/points/payload/delete`,
+      summary: 'Remove payload keys from the selected points',
+      params: Collection,
+      body: z.object({ keys: z.array(z.string()), ...Selector }),
+      ...common,
+    }),
+    clearPayload: route({
+      id: 'vectordb.clear-payload',
+      method: 'POST',
+      path: `${base}/{collection}/points/payload/clear`,
+      summary: 'Remove the whole payload of the selected points',
+      params: Collection,
+      body: z.object(Selector),
+      ...common,
+    }),
+    updateVectors: route({
+      id: 'vectordb.update-vectors',
+      method: 'PUT',
+      path: `${base}/{collection}/points/vectors`,
+      summary: 'Replace the vectors of existing points, keeping their payloads',
+      params: Collection,
+      body: z.object({ points: z.array(z.object({ id: z.unknown(), vector: z.unknown() })) }),
+      ...common,
+    }),
+    drop: route({
+      id: 'vectordb.drop',
+      method: 'DELETE',
+      path: `${base}/{collection}`,
+      summary: 'Delete the collection (the platform index) and its points',
+      params: Collection,
+      ...common,
+    }),
+    createPayloadIndex: route({
+      id: 'vectordb.create-payload-index',
+      method: 'PUT',
+      path: `${base}/{collection}/index`,
+      summary: 'Accepted and recorded (shown in payload_schema); filters work with or without it',
+      params: Collection,
+      body: z.object({ field_name: z.string(), field_schema: z.unknown().optional() }),
+      ...common,
+    }),
+    deletePayloadIndex: route({
+      id: 'vectordb.delete-payload-index',
+      method: 'DELETE',
+      path: `${base}/{collection}/index/{field}`,
+      summary: 'Forget a recorded payload index',
+      params: PayloadIndex,
       ...common,
     }),
     delete: route({

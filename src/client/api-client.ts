@@ -63,8 +63,16 @@ export class ApiClient {
     return (await res.json()) as z.output<C['response']>;
   }
 
-  /** Sends a request and returns the raw response after turning a non-2xx into ApiCallError. */
-  async request(method: string, path: string, input: Omit<CallInput, 'params'> & { headers?: Record<string, string>; rawBody?: RequestInit["body"] } = {}): Promise<Response> {
+  /**
+   * Sends a request and returns the raw response after turning a non-2xx into ApiCallError.
+   * `waitSeconds` bounds the whole exchange on the client side instead of Node fetch's built-in
+   * 300 s header and body timeouts, which would cut an agent allowed 900 s (spec 1 §8.5) short.
+   */
+  async request(
+    method: string,
+    path: string,
+    input: Omit<CallInput, 'params'> & { headers?: Record<string, string>; rawBody?: RequestInit['body']; waitSeconds?: number } = {},
+  ): Promise<Response> {
     const url = new URL(path, this.baseUrl);
     for (const [k, v] of Object.entries(input.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { accept: 'application/json', ...input.headers };
@@ -76,8 +84,12 @@ export class ApiClient {
     }
     let res: Response;
     try {
-      res = await fetch(url, { method, headers, body, ...(body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit);
+      const init = { method, headers, body, ...(body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit;
+      res = input.waitSeconds === undefined ? await fetch(url, init) : await longFetch(url, init, input.waitSeconds);
     } catch (e) {
+      if ((e as Error).name === 'TimeoutError') {
+        throw new AbortError(`no answer from ${this.baseUrl} within ${input.waitSeconds} s`, 'raise --timeout, or check the agent with `platform logs NAME`');
+      }
       throw new AbortError(
         `cannot reach ${this.baseUrl}: ${(e as Error & { cause?: Error }).cause?.message ?? (e as Error).message}`,
         'check the context with `platform context list`, or start the local daemon with `platform daemon start`',
@@ -98,4 +110,16 @@ export class ApiClient {
     }
     throw new ApiCallError(res.status, message, requestId, parsed, nextStep(res.status, message));
   }
+}
+
+/**
+ * fetch without undici's 300 s header and body timeouts, ended by `seconds` instead. undici's own
+ * fetch and Agent are loaded only here (one command needs them), and together, so the dispatcher
+ * always matches the fetch that uses it.
+ */
+async function longFetch(url: URL, init: RequestInit, seconds: number): Promise<Response> {
+  const undici = await import('undici');
+  const dispatcher = new undici.Agent({ headersTimeout: 0, bodyTimeout: 0 });
+  const signal = AbortSignal.timeout(seconds * 1000);
+  return (await undici.fetch(url, { ...(init as object), dispatcher, signal } as Parameters<typeof undici.fetch>[1])) as unknown as Response;
 }

@@ -3,6 +3,10 @@ import { readFileSync } from 'node:fs';
 import { BaseCommand } from '../cli/base-command.js';
 import { projectFlag, projectQuery } from '../cli/agent-flags.js';
 import { UsageError } from '../client/errors.js';
+import { LIMITS } from '../api/agents.js';
+
+/** Slack over the daemon's own limit, so its 504 arrives before the CLI gives up. */
+const INVOKE_MARGIN_SECONDS = 15;
 
 export default class Invoke extends BaseCommand {
   static override summary = 'Talk to an agent or function';
@@ -18,6 +22,10 @@ export default class Invoke extends BaseCommand {
     user: Flags.string({ description: 'user id' }),
     data: Flags.string({ description: 'request body as JSON, or @file.json' }),
     stream: Flags.boolean({ description: 'stream NDJSON lines as they are produced' }),
+    timeout: Flags.integer({
+      description: `seconds to wait for the answer (default ${LIMITS.timeoutMaxSeconds + INVOKE_MARGIN_SECONDS}; the daemon answers 504 at the agent's timeout_seconds: default ${LIMITS.timeoutDefaultSeconds}, at most ${LIMITS.timeoutMaxSeconds})`,
+      min: 1,
+    }),
     project: projectFlag,
   };
 
@@ -37,7 +45,10 @@ export default class Invoke extends BaseCommand {
     if (flags.user) body.user_id = flags.user;
     const client = await this.client();
     const path = `/v1/agents/${encodeURIComponent(args.name)}/invoke${flags.stream ? '/stream' : ''}`;
-    const res = await client.request('POST', path, { query: projectQuery(flags.project, flags.context), body });
+    // The daemon ends the call at the agent's own timeout (504); the CLI waits a little longer so
+    // that answer, not a client-side cut, is what the user sees.
+    const waitSeconds = flags.timeout ?? LIMITS.timeoutMaxSeconds + INVOKE_MARGIN_SECONDS;
+    const res = await client.request('POST', path, { query: projectQuery(flags.project, flags.context), body, waitSeconds });
     if (!flags.stream) {
       const out = (await res.json()) as Record<string, unknown>;
       this.print(typeof out.output === 'string' ? out.output : JSON.stringify(out, null, 2));

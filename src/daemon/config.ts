@@ -38,6 +38,11 @@ export interface DaemonConfig {
     graphSaveMs: number;
     /** The limits spec 3 §8 names as settings: MAX_POINTS_PER_REQUEST, MAX_BODY_BYTES, MAX_TOP_K. */
     limits: VectorSettings;
+    /**
+     * PLATFORM_QDRANT_PORT: the direct routes without their prefix on a loopback port of their own
+     * (docs/decisions/vector.md); unset means no such listener, 0 picks a free port.
+     */
+    qdrantPort?: number;
   };
 }
 
@@ -148,6 +153,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
         bodyBytes: num(env.MAX_BODY_BYTES, VECTOR_LIMITS.bodyBytes),
         topKMax: num(env.MAX_TOP_K, VECTOR_LIMITS.topKMax),
       },
+      ...(env.PLATFORM_QDRANT_PORT ? { qdrantPort: num(env.PLATFORM_QDRANT_PORT, 6333) } : {}),
     },
     ...overrides,
   };

@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { createApp, type App } from './app.js';
+import { answerListMethod } from './http/list-method.js';
+import { listenerPort, startQdrantListener } from './http/qdrant-listener.js';
 import type { DaemonConfig } from './config.js';
 import { bootstrap, ensureStateDirs, loadSigningKey, statePaths, type BootstrapAdmin } from './bootstrap.js';
 import { openDb, type Db } from './store/db.js';
@@ -43,6 +45,13 @@ export async function startDaemon(
   await app.start();
   const server = createServer(app.handler);
   server.keepAliveTimeout = 5_000;
+  server.on('clientError', (err: Error & { code?: string }, socket) => {
+    // Vault's LIST method, which Node's parser refuses, is served as GET ?list=true.
+    if (answerListMethod(err, socket as Socket)) return;
+    // Node's own answer to any other request it cannot parse.
+    if (socket.writable) socket.write('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    socket.destroy();
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -51,6 +60,11 @@ export async function startDaemon(
   // Port 0 picks a free port: record the real one so workloads get a reachable SVC_API_URL.
   config.port = port;
   const url = `http://${config.host}:${port}`;
+  let qdrant: Server | undefined;
+  if (config.vector.qdrantPort !== undefined) {
+    qdrant = await startQdrantListener(config.host, config.vector.qdrantPort, app.handler);
+    config.vector.qdrantPort = listenerPort(qdrant);
+  }
   let closed = false;
   return {
     url,
@@ -61,10 +75,16 @@ export async function startDaemon(
     async close() {
       if (closed) return;
       closed = true;
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await Promise.all(
+        [server, qdrant].map(
+          (s) =>
+            s &&
+            new Promise<void>((resolve) => {
+              s.close(() => resolve());
+              s.closeAllConnections();
+            }),
+        ),
+      );
       await app.stop();
       db.close();
     },

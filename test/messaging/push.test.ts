@@ -169,7 +169,7 @@ describe('push delivery (spec 3 §6)', () => {
 
   it('structured mode: one JSON envelope with data, attributes and delivery attempt', async () => {
     await makeSub(d, c.admin.token, p, 'orders', 'env', { start_from: 'new', deliver: { mode: 'push', push: { url: `${base}/accepted/env` } } });
-    const [id] = (await publish(d, c.member.token, p, 'orders', [{ data: Buffer.from([0, 1, 2, 255]).toString('base64'), attributes: { color: 'blue' } }])).body.message_ids;
+    const [id] = (await publish(d, c.member.token, p, 'orders', [{ data: Buffer.from([0, 1, 2, 255]).toString('base64'), attributes: { color: 'blue', 'Shelf Row': 'B' } }])).body.message_ids;
     const [hit] = await until(() => rx.at('/accepted/env'), (v) => v.length > 0);
     expect(hit!.headers['content-type']).toBe('application/cloudevents+json; charset=utf-8');
     expect(Object.keys(hit!.headers).filter((k) => k.startsWith('ce-'))).toEqual([]);
@@ -178,6 +178,9 @@ describe('push delivery (spec 3 §6)', () => {
     expect((event as any).subscription).toBe(`projects/${c.project.short}/topics/orders/subscriptions/env`);
     expect((event as any).deliveryattempt).toBe(1);
     expect((event as any)['attr-color']).toBe('blue');
+    // CloudEvents attribute names are lowercase: the same name binary mode gives its header.
+    expect((event as any)['attr-shelf%20row']).toBe('B');
+    expect(Object.keys(JSON.parse(hit!.body.toString())).filter((k) => k !== k.toLowerCase())).toEqual([]);
     expect(Buffer.from(event.data as Uint32Array).equals(Buffer.from([0, 1, 2, 255]))).toBe(true);
     expect(await until(() => backlog('env'), (n) => n === 0)).toBe(0);
   });

@@ -131,9 +131,31 @@ describe('filter compiler against the reference evaluator (property)', () => {
     expect(t({ must: { has_id: [1] } })).toBe(true);
   });
 
+  it('values_count counts the values under a key; min_should needs min_count of its conditions', () => {
+    const p = { tags: ['a', 'b', 'c'], one: 'x', none: null, n: 3 };
+    const t = (f: unknown) => compileFilter(f)(p, 'n0000000000000001');
+    expect(t({ must: [{ key: 'tags', values_count: { gte: 3 } }] })).toBe(true);
+    expect(t({ must: [{ key: 'tags', values_count: { gt: 3 } }] })).toBe(false);
+    expect(t({ must: [{ key: 'one', values_count: { lte: 1, gte: 1 } }] })).toBe(true);
+    expect(t({ must: [{ key: 'absent', values_count: { lt: 1 } }] })).toBe(true);
+    expect(t({ must: [{ key: 'none', values_count: { gte: 1 } }] })).toBe(false);
+    const conditions = [
+      { key: 'one', match: { value: 'x' } },
+      { key: 'n', range: { gt: 5 } },
+      { key: 'tags', match: { any: ['c'] } },
+    ];
+    expect(t({ min_should: { conditions, min_count: 2 } })).toBe(true);
+    expect(t({ min_should: { conditions, min_count: 3 } })).toBe(false);
+    expect(t({ min_should: { conditions, min_count: 0 } })).toBe(true);
+    // Beside must: both hold.
+    expect(t({ must: [{ key: 'n', range: { lt: 1 } }], min_should: { conditions, min_count: 1 } })).toBe(false);
+    // As a condition inside must (a nested filter).
+    expect(t({ must: [{ min_should: { conditions, min_count: 2 } }] })).toBe(true);
+  });
+
   it('says what is wrong with a bad filter', () => {
     const bad: Array<[unknown, RegExp]> = [
-      [{ must: [{ key: 'a' }] }, /filter.must\[0\]: a field condition needs exactly one of match or range/],
+      [{ must: [{ key: 'a' }] }, /filter.must\[0\]: a field condition needs exactly one of match, range or values_count/],
       [{ must: [{ key: 'a', match: { value: 1, any: [1] } }] }, /exactly one of value, any, except or text/],
       [{ must: [{ key: 'a', match: { any: [1, 'x'] } }] }, /must not mix strings and integers/],
       [{ must: [{ key: 'a', match: { value: null } }] }, /use is_null/],
@@ -145,7 +167,11 @@ describe('filter compiler against the reference evaluator (property)', () => {
       [{ must: [{ nested: { key: 'items', filter: { must: [{ has_id: [1] }] } } }] }, /has_id is not supported inside a nested filter/],
       [{ must: [{ is_empty: 'a' }] }, /is_empty: must be an object with a string key/],
       [{ must: 'a' }, /a condition must be a JSON object/],
-      [{ min_should: {} }, /unknown clause "min_should"/],
+      [{ min_should: {} }, /min_should.conditions: must be a list of conditions/],
+      [{ min_should: { conditions: [], min_count: -1 } }, /min_should.min_count: must be a non-negative integer/],
+      [{ must: [{ key: 'a', values_count: { gte: 'x' } }] }, /values_count.gte: must be a number/],
+      [{ must: [{ key: 'a', match: { value: 1 }, values_count: { gt: 1 } }] }, /exactly one of match, range or values_count/],
+      [{ maybe: [] }, /unknown clause "maybe"/],
     ];
     for (const [f, message] of bad) expect(() => compileFilter(f)).toThrow(FilterError), expect(() => compileFilter(f)).toThrow(message);
     expect(isEmptyFilter({})).toBe(true);

@@ -5,7 +5,6 @@ import { tx } from '../../store/db.js';
 import type { MessagingConfig } from './config.js';
 import { MsgStore, type SubRow, type TopicRow } from './store.js';
 import { SubRuntime, TopicRuntime } from './runtime.js';
-import { PushWorker } from './push-worker.js';
 import { sweepExpired } from './retention.js';
 
 /** A waiting long poll. `one`: interchangeable with the other waiters of its subscription (shared). */
@@ -27,13 +26,16 @@ export class Broker {
   private readonly topics = new Map<number, TopicRuntime>();
   private readonly subs = new Map<number, SubRuntime>();
   private readonly waiters = new Map<number, Set<Waiter>>();
-  private readonly workers = new Map<number, PushWorker>();
+  private readonly workers = new Map<number, PushDeliverer>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private sweepTimer?: NodeJS.Timeout;
   stopped = false;
   started = false;
 
-  constructor(readonly ctx: AreaContext) {
+  constructor(
+    readonly ctx: AreaContext,
+    private readonly newPushWorker: PushDelivererFactory,
+  ) {
     this.store = new MsgStore(ctx.db);
     this.clock = ctx.clock;
     this.config = ctx.config.messaging;
@@ -160,7 +162,7 @@ export class Broker {
     const want = sub.deliver_mode === 'push' && sub.state === 'ready';
     const has = this.workers.get(sub.id);
     if (want && !has) {
-      const w = new PushWorker(this, sub.id);
+      const w = this.newPushWorker(this, sub.id);
       this.workers.set(sub.id, w);
       w.start();
     } else if (!want && has) {
@@ -252,3 +254,16 @@ export class Broker {
     return this.store.topicById(sub.topic_id);
   }
 }
+
+/**
+ * What delivers a push subscription's messages. The broker starts, kicks and stops one per ready
+ * push subscription but never sees how it delivers: the worker sits above the broker (it takes,
+ * acknowledges and dead-letters through it), so the area hands the broker a factory instead of
+ * the broker importing it.
+ */
+export interface PushDeliverer {
+  start(): void;
+  kick(): void;
+  stop(): Promise<void>;
+}
+export type PushDelivererFactory = (b: Broker, subId: number) => PushDeliverer;

@@ -27,8 +27,9 @@ export interface PushRequest {
 /**
  * Builds the CloudEvent for one push delivery (spec 3 §6). Binary mode: the payload is the body
  * and metadata rides in ce-* headers, attributes as ce-attr-<name>. Structured mode: one JSON
- * envelope with the same attributes (attributes as attr-<name> keys) and the payload as data
- * (parsed JSON when labelled application/json, text for text/*) or data_base64 otherwise.
+ * envelope with the same attributes (attributes as attr-<name> keys, named exactly as binary mode
+ * names them: CloudEvents attribute names are lowercase) and the payload as data (parsed JSON
+ * when labelled application/json, text for text/*) or data_base64 otherwise.
  */
 export function buildPushRequest(sub: SubRow, topic: TopicRow, m: MessageRow, attempt: number): PushRequest {
   const attributes = m.attributes ? (JSON.parse(m.attributes) as Record<string, string>) : {};
@@ -51,7 +52,7 @@ export function buildPushRequest(sub: SubRow, topic: TopicRow, m: MessageRow, at
     return { headers, body: m.data };
   }
   const envelope: Record<string, unknown> = { ...meta, deliveryattempt: attempt, datacontenttype: contentType };
-  for (const [k, v] of Object.entries(attributes)) envelope[`attr-${k}`] = v;
+  for (const [k, v] of Object.entries(attributes)) envelope[`attr-${headerName(k)}`] = v;
   const text = m.data.toString('utf8');
   const validText = Buffer.from(text, 'utf8').equals(m.data);
   if (/^application\/(.+\+)?json\b/i.test(contentType) && validText && isJson(text)) envelope.data = JSON.parse(text);

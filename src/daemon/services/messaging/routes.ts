@@ -11,6 +11,7 @@ import { startCheckpointer, type Checkpointer } from '../../store/checkpointer.j
 import { messagingMigrations } from './migrations.js';
 import { publishMessages } from './publish.js';
 import { pull } from './pull.js';
+import { PushWorker } from './push-worker.js';
 import { createSubscription, deleteSubscription, findSub, patchSubscription, subscriptionView } from './subscriptions.js';
 import { createTopic, deleteTopic, findTopic, patchTopic, topicView } from './topics.js';
 import { credentialsView, healthView, quotaView, usageView } from './views.js';
@@ -48,7 +49,7 @@ export function messagingArea(): Area {
     name: 'messaging',
     migrations: messagingMigrations,
     register(r, ctx: AreaContext) {
-      const b = (broker = new Broker(ctx));
+      const b = (broker = new Broker(ctx, (owner, subId) => new PushWorker(owner, subId)));
       const member = (p: Principal | undefined, ref: string) => accessProject(ctx, p!, ref, 'member').project;
       const admin = (p: Principal | undefined, ref: string) => accessProject(ctx, p!, ref, 'resource-admin').project;
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { DEFAULT_BODY_LIMIT } from '../../../api/contract.js';
-import { RevealBody, secretMapRoutes, secretRoutes, vaultRoutes } from '../../../api/secrets.js';
+import { RevealBody, secretMapRoutes, secretRoutes, vaultFallbackRoutes, vaultRoutes } from '../../../api/secrets.js';
 import type { Area, AreaContext } from '../../area.js';
 import { provideMasterKey } from '../../crypto/sealed.js';
 import { readBody } from '../../http/body.js';
@@ -12,7 +12,10 @@ import { secretMigrations } from './migrations.js';
 import * as secrets from './service.js';
 import * as store from './store.js';
 import { issueToken } from './tokens.js';
-import { serveVaultRead } from './vault-read.js';
+import { vaultHandler, VaultError } from './vault-http.js';
+import { serveVaultMetadata, serveVaultRead } from './vault-read.js';
+import { serveHealth, serveMountInfo, serveSealStatus } from './vault-sys.js';
+import { serveLookupSelf, serveRenewSelf } from './vault-token.js';
 
 /** The address callers used to reach us: read tokens point back at it (docs/decisions/secrets.md). */
 const baseUrlOf = (ctx: AreaContext, req: IncomingMessage) => `http://${req.headers.host ?? `${ctx.config.host}:${ctx.config.port}`}`;
@@ -54,7 +57,21 @@ function register(r: Router, ctx: AreaContext, d: Deps): void {
   r.handle(secretMapRoutes.delete, ({ principal, params, requestId }) => bindings.unbind(d, principal!, params.projectID, params.agent, params.envName, requestId));
   r.handle(secretMapRoutes.apply, ({ principal, params, requestId }) => bindings.apply(d, principal!, params.projectID, params.agent, requestId));
 
-  r.raw(vaultRoutes.read, (c, params) => serveVaultRead(d, c, params, new URL(c.req.url ?? '/', 'http://localhost')));
+  const urlOf = (c: { req: IncomingMessage }) => new URL(c.req.url ?? '/', 'http://localhost');
+  r.raw(vaultRoutes.read, (c, params) => serveVaultRead(d, c, params, urlOf(c)));
+  r.raw(vaultRoutes.metadata, (c, params) => serveVaultMetadata(d, c, params, urlOf(c)));
+  r.raw(vaultRoutes.lookupSelf, (c) => serveLookupSelf(d, c));
+  r.raw(vaultRoutes.renewSelf, (c) => serveRenewSelf(d, c));
+  r.raw(vaultRoutes.mountInfo, (c, params) => serveMountInfo(d, c, params));
+  r.raw(vaultRoutes.sealStatus, async (c) => serveSealStatus(d, c));
+  r.raw(vaultRoutes.health, async (c) => serveHealth(d, c, urlOf(c)));
+  for (const fallback of vaultFallbackRoutes) {
+    r.raw(fallback, (c, params) =>
+      vaultHandler(c, () => {
+        throw new VaultError(404, [`no handler for route "${params.rest}": this store serves KV v2 reads, metadata and lists, token lookup-self and renew-self, sys/health, sys/seal-status and the kv mount preflight`]);
+      }),
+    );
+  }
 }
 
 /** One store per daemon (tests run several daemons in one process). */

@@ -21,6 +21,7 @@ export interface TokenRow {
   project_id: string;
   secret_name: string | null;
   expires_at: number;
+  created_at: string;
 }
 export interface BindingRow {
   id: string;
@@ -86,13 +87,16 @@ export function destroySecret(db: Db, projectId: string, name: string, now: stri
 export const countLive = (db: Db, projectId: string) =>
   (db.prepare('SELECT COUNT(*) AS n FROM sec_secrets WHERE project_id = ? AND live = 1').get(projectId) as { n: number }).n;
 
-export function insertToken(db: Db, t: TokenRow & { created_at: string; actor: string }, nowMs: number): void {
+export function insertToken(db: Db, t: TokenRow & { actor: string }, nowMs: number): void {
   // Expired tokens are dead weight: drop them whenever a new one is minted.
   db.prepare('DELETE FROM sec_tokens WHERE expires_at <= ?').run(nowMs);
   db.prepare('INSERT INTO sec_tokens (hash, project_id, secret_name, expires_at, created_at, actor) VALUES (?, ?, ?, ?, ?, ?)').run(
     t.hash, t.project_id, t.secret_name, t.expires_at, t.created_at, t.actor,
   );
 }
+
+export const setTokenExpiry = (db: Db, hash: string, expiresAt: number) =>
+  void db.prepare('UPDATE sec_tokens SET expires_at = ? WHERE hash = ?').run(expiresAt, hash);
 
 export const tokenByHash = (db: Db, hash: string) => db.prepare('SELECT * FROM sec_tokens WHERE hash = ?').get(hash) as TokenRow | undefined;
 

@@ -14,6 +14,8 @@ import * as store from './store.js';
 /** Read tokens are opaque; only their SHA-256 is stored, like API keys. */
 export const TOKEN_PREFIX = 'pst_';
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+/** Vault's accessor names a token without being it: derived from the stored hash, not the token. */
+export const accessorOf = (hash: string) => createHash('sha256').update(`accessor:${hash}`).digest('hex').slice(0, 24);
 
 /** ttl_seconds: default 300, silently clamped to 3600 (spec 2 §4.1, §8). */
 export const effectiveTtl = (asked?: number) => Math.min(asked ?? TOKEN_TTL_DEFAULT, TOKEN_TTL_MAX);

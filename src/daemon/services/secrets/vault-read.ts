@@ -1,27 +1,28 @@
-import type { IncomingMessage } from 'node:http';
 import { RESERVED_SECRET_NAME, VAULT_MOUNT } from '../../../api/secrets.js';
-import { ApiError } from '../../http/errors.js';
-import { sendJson, type RequestContext } from '../../http/router.js';
+import type { RequestContext } from '../../http/router.js';
 import { guardStore, type Deps } from './deps.js';
-import { readValue } from './service.js';
-import { lookupToken } from './tokens.js';
+import { readValue, secretNotFound } from './service.js';
+import * as store from './store.js';
+import { callerToken, denied, requireUnsealed, tokenProject, vaultData, vaultHandler, VaultError } from './vault-http.js';
 
-/** A Vault-shaped failure: `{errors: [...]}` with Vault's status for the case. */
-class VaultError extends Error {
-  constructor(
-    readonly status: number,
-    readonly errors: string[],
-  ) {
-    super(errors.join('; '));
-  }
+/** `<project_short>/<name>` below the mount, inside the caller's token scope; 403 otherwise. */
+function scopedSecret(d: Deps, ctx: RequestContext, params: Record<string, string>) {
+  const { row } = callerToken(d, ctx.req);
+  const segments = (params.path ?? '').split('/');
+  if (params.mount !== VAULT_MOUNT || segments.length !== 2) throw denied();
+  const [short, name] = segments as [string, string];
+  const project = tokenProject(d, row, short);
+  if (row.secret_name !== null && row.secret_name !== name) throw denied();
+  if (name === RESERVED_SECRET_NAME) throw new VaultError(404, []);
+  return { project, name };
 }
-const denied = () => new VaultError(403, ['permission denied']);
 
-function tokenOf(req: IncomingMessage): string {
-  const header = req.headers['x-vault-token'];
-  if (typeof header === 'string' && header) return header;
-  const auth = req.headers.authorization ?? '';
-  return auth.startsWith('Bearer ') ? auth.slice(7) : '';
+/** `?version=N`: absent or 0 is the current version (Vault's reading); anything but digits is 400. */
+function wantedVersion(url: URL): number | undefined {
+  const raw = url.searchParams.get('version');
+  if (raw === null || raw === '') return undefined;
+  if (!/^\d{1,9}$/.test(raw)) throw new VaultError(400, [`invalid version ${JSON.stringify(raw.slice(0, 40))}: a version is a non-negative integer`]);
+  return Number(raw) || undefined;
 }
 
 /**
@@ -30,44 +31,59 @@ function tokenOf(req: IncomingMessage): string {
  * token. A token reads only inside its scope; anything else is Vault's 403 "permission denied",
  * and an absent secret is Vault's 404 with an empty errors list.
  */
-export async function serveVaultRead(d: Deps, ctx: RequestContext, params: Record<string, string>, url: URL): Promise<void> {
-  try {
-    const state = d.key.state();
-    if (state.state !== 'unsealed') throw new VaultError(503, [state.state === 'sealed' ? 'Vault is sealed' : 'secret store is not configured']);
-    const key = state.key;
-    const token = tokenOf(ctx.req);
-    if (!token) throw new VaultError(403, ['permission denied', 'missing client token']);
-    const scope = guardStore(d, 'token lookup', () => lookupToken(d, token));
-    if (!scope) throw denied();
-    const segments = (params.path ?? '').split('/');
-    if (params.mount !== VAULT_MOUNT || segments.length !== 2) throw denied();
-    const [short, name] = segments as [string, string];
-    const project = d.ctx.db.prepare('SELECT id FROM acct_projects WHERE short = ?').get(short) as { id: string } | undefined;
-    if (!project || project.id !== scope.project_id) throw denied();
-    if (scope.secret_name !== null && scope.secret_name !== name) throw denied();
-    if (name === RESERVED_SECRET_NAME) throw new VaultError(404, []);
-    const raw = url.searchParams.get('version');
-    const wanted = raw && /^\d+$/.test(raw) ? Number(raw) : undefined;
+export function serveVaultRead(d: Deps, ctx: RequestContext, params: Record<string, string>, url: URL): Promise<void> {
+  return vaultHandler(ctx, () => {
+    const key = requireUnsealed(d);
+    const { project, name } = scopedSecret(d, ctx, params);
+    const wanted = wantedVersion(url);
     const v = guardStore(d, 'read', () => readValue(d, key, project.id, name, wanted));
-    sendJson(ctx.res, 200, {
-      request_id: ctx.requestId,
-      lease_id: '',
-      renewable: false,
-      lease_duration: 0,
-      data: {
-        data: { value: v.value },
-        metadata: { created_time: v.created_at, custom_metadata: null, deletion_time: '', destroyed: false, version: v.version },
-      },
-      wrap_info: null,
-      warnings: null,
-      auth: null,
+    return vaultData(ctx.requestId, {
+      data: { value: v.value },
+      metadata: { created_time: v.created_at, custom_metadata: null, deletion_time: '', destroyed: false, version: v.version },
     });
-  } catch (e) {
-    if (e instanceof VaultError) return sendJson(ctx.res, e.status, { errors: e.errors });
-    if (e instanceof ApiError) {
-      // Vault answers an absent or destroyed version with 404 and no error text.
-      return sendJson(ctx.res, e.status, { errors: e.status === 404 ? [] : [e.message] });
-    }
-    throw e;
-  }
+  });
+}
+
+/**
+ * GET /vault/v1/secret/metadata/<project_short>/<name>: Vault's metadata of one secret (versions
+ * with their times, never a value). With `?list=true` (what the LIST method becomes, see
+ * src/daemon/http/list-method.ts) on `<project_short>[/]`: the names of the project's secrets,
+ * for a project-wide token only; a token for one secret has no list right (Vault's 403).
+ */
+export function serveVaultMetadata(d: Deps, ctx: RequestContext, params: Record<string, string>, url: URL): Promise<void> {
+  return vaultHandler(ctx, () => {
+    requireUnsealed(d);
+    if (url.searchParams.get('list') === 'true') return listNames(d, ctx, params);
+    const { project, name } = scopedSecret(d, ctx, params);
+    return guardStore(d, 'metadata', () => {
+      const row = store.liveSecret(d.ctx.db, project.id, name);
+      if (!row) throw secretNotFound(name);
+      const versions = store.versions(d.ctx.db, project.id, name);
+      return vaultData(ctx.requestId, {
+        cas_required: false,
+        created_time: row.created_at,
+        current_version: row.current_version,
+        custom_metadata: null,
+        delete_version_after: '0s',
+        max_versions: 0,
+        oldest_version: versions[0]?.version ?? 0,
+        updated_time: row.updated_at,
+        versions: Object.fromEntries(
+          versions.map((v) => [String(v.version), { created_time: v.created_at, deletion_time: v.destroyed_at ?? '', destroyed: v.destroyed_at !== null }]),
+        ),
+      });
+    });
+  });
+}
+
+function listNames(d: Deps, ctx: RequestContext, params: Record<string, string>) {
+  const { row } = callerToken(d, ctx.req);
+  const short = (params.path ?? '').replace(/\/$/, '');
+  if (params.mount !== VAULT_MOUNT || !short || short.includes('/')) throw denied();
+  const project = tokenProject(d, row, short);
+  if (row.secret_name !== null) throw denied();
+  const names = guardStore(d, 'list', () => store.listSecrets(d.ctx.db, project.id, RESERVED_SECRET_NAME, -1, 0).map((s) => s.name));
+  // Vault answers an empty folder with 404 and no text.
+  if (!names.length) throw new VaultError(404, []);
+  return vaultData(ctx.requestId, { keys: names });
 }

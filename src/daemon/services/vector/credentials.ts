@@ -66,9 +66,13 @@ export async function directCredentials(rt: VectorRuntime, tokens: DirectTokens,
     collections,
     truncated,
     note:
-      'Qdrant-compatible REST subset served by the local daemon (list/get collections, upsert, search, query, scroll, delete points); ' +
+      'Qdrant-compatible REST subset served by the local daemon (collections: list, get, exists, delete, payload indexes; points: ' +
+      'upsert, retrieve, count, scroll with order_by, delete, payload and vector updates; search, search batch, recommend, query); ' +
       'send the token as the api-key header or as a bearer token. With @qdrant/js-client-rest pass the path of service_url as ' +
-      '`prefix` (that client ignores a path in `url`). Read-write on the listed collections only; it cannot create ' +
-      'collections and does not expire. An index created later needs a fresh fetch.',
+      '`prefix` (that client ignores a path in `url`). ' +
+      (rt.ctx.config.vector.qdrantPort !== undefined
+        ? `Clients that take no prefix: http://${rt.ctx.config.host}:${rt.ctx.config.vector.qdrantPort} serves the same routes. `
+        : '') +
+      'Read-write on the listed collections only; it cannot create collections and does not expire. An index created later needs a fresh fetch.',
   };
 }

@@ -252,6 +252,16 @@ export class IndexEngine {
     for (const [key, slot] of this.slotOf) this.payloads[slot] = JSON.parse(this.store.payloadOf(this.s.id, key) ?? '{}') as Payload;
   }
 
+  /** A committed payload-only change of a stored point (its vector and graph slot stay). */
+  replacePayload(key: string, payload: Payload): void {
+    const slot = this.slotOf.get(key);
+    if (this.payloads && slot !== undefined) this.payloads[slot] = payload;
+  }
+
+  has(key: string): boolean {
+    return this.slotOf.has(key);
+  }
+
   payloadOfKey(key: string): Payload {
     const slot = this.slotOf.get(key);
     if (this.payloads && slot !== undefined) return this.payloads[slot] ?? {};

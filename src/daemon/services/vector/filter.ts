@@ -1,8 +1,8 @@
 import { parsePointId } from './point-ids.js';
 
 /**
- * The Qdrant filter language (must, should, must_not; match value/any/except/text, range,
- * is_empty, is_null, has_id, nested; dotted keys with `[]` array projection), compiled once per
+ * The Qdrant filter language (must, should, must_not, min_should; match value/any/except/text,
+ * range, values_count, is_empty, is_null, has_id, nested; dotted keys with `[]` array projection), compiled once per
  * request into a predicate over (payload, point sort key). Parsing is strict: anything the engine
  * would not understand is a FilterError whose message names the offending path, which the routes
  * pass through as a 400 (spec 3 §4.1 "storage-side rejection passed through verbatim").
@@ -13,7 +13,7 @@ export type Predicate = (payload: Payload, idKey: string) => boolean;
 export class FilterError extends Error {}
 
 type Scalar = string | number | boolean;
-const CLAUSES = ['must', 'should', 'must_not'] as const;
+const CLAUSES = ['must', 'should', 'must_not', 'min_should'] as const;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const fail = (path: string, msg: string): never => {
@@ -25,9 +25,9 @@ export function compileFilter(raw: unknown, path = 'filter', inNested = false): 
   if (!isObject(raw)) fail(path, 'a filter must be a JSON object');
   const obj = raw as Record<string, unknown>;
   for (const k of Object.keys(obj)) {
-    if (!(CLAUSES as readonly string[]).includes(k)) fail(path, `unknown clause "${k}" (expected must, should or must_not)`);
+    if (!(CLAUSES as readonly string[]).includes(k)) fail(path, `unknown clause "${k}" (expected must, should, must_not or min_should)`);
   }
-  const list = (k: (typeof CLAUSES)[number]): Predicate[] | undefined => {
+  const list = (k: 'must' | 'should' | 'must_not'): Predicate[] | undefined => {
     const v = obj[k];
     if (v === undefined || v === null) return undefined;
     // Qdrant accepts one condition or a list of them.
@@ -37,10 +37,28 @@ export function compileFilter(raw: unknown, path = 'filter', inNested = false): 
   const must = list('must');
   const should = list('should');
   const mustNot = list('must_not');
+  const minShould = compileMinShould(obj.min_should, `${path}.min_should`, inNested);
   return (p, id) =>
     (!must || must.every((c) => c(p, id))) &&
     (!should || should.length === 0 || should.some((c) => c(p, id))) &&
-    (!mustNot || !mustNot.some((c) => c(p, id)));
+    (!mustNot || !mustNot.some((c) => c(p, id))) &&
+    (!minShould || minShould(p, id));
+}
+
+/** Qdrant's `min_should: {conditions, min_count}`: at least min_count of the conditions hold. */
+function compileMinShould(raw: unknown, path: string, inNested: boolean): Predicate | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!isObject(raw)) return fail(path, 'must be an object with conditions and min_count');
+  only(raw, ['conditions', 'min_count'], path);
+  if (!Array.isArray(raw.conditions)) return fail(`${path}.conditions`, 'must be a list of conditions');
+  const n = raw.min_count;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) return fail(`${path}.min_count`, 'must be a non-negative integer');
+  const conditions = raw.conditions.map((c, i) => compileCondition(c, `${path}.conditions[${i}]`, inNested));
+  return (p, id) => {
+    let held = 0;
+    for (const c of conditions) if (c(p, id) && ++held >= n) return true;
+    return held >= n;
+  };
 }
 
 /** True when the filter has no condition at all (delete-points refuses it). */
@@ -48,7 +66,7 @@ export function isEmptyFilter(raw: unknown): boolean {
   if (!isObject(raw)) return false;
   return CLAUSES.every((k) => {
     const v = raw[k];
-    return v === undefined || v === null || (Array.isArray(v) && v.length === 0);
+    return v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (k === 'min_should' && isObject(v) && Array.isArray(v.conditions) && v.conditions.length === 0);
   });
 }
 
@@ -97,13 +115,17 @@ function only(obj: Record<string, unknown>, allowed: string[], path: string): vo
 }
 
 function compileField(raw: Record<string, unknown>, path: string): Predicate {
-  only(raw, ['key', 'match', 'range'], path);
+  only(raw, ['key', 'match', 'range', 'values_count'], path);
   if (typeof raw.key !== 'string') return fail(`${path}.key`, 'must be a string');
   const get = compileKey(raw.key, `${path}.key`);
-  const hasMatch = raw.match !== undefined;
-  const hasRange = raw.range !== undefined;
-  if (hasMatch === hasRange) return fail(path, 'a field condition needs exactly one of match or range');
-  if (hasRange) {
+  const given = (['match', 'range', 'values_count'] as const).filter((k) => raw[k] !== undefined);
+  if (given.length !== 1) return fail(path, 'a field condition needs exactly one of match, range or values_count');
+  if (given[0] === 'values_count') {
+    // Qdrant counts the values stored under the key: an array's elements, one for a single value.
+    const test = compileRange(raw.values_count, `${path}.values_count`);
+    return (p) => test(get(p, true).filter((v) => v !== null).length);
+  }
+  if (given[0] === 'range') {
     const test = compileRange(raw.range, `${path}.range`);
     return (p) => get(p, true).some((v) => typeof v === 'number' && test(v));
   }

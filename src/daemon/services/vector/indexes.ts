@@ -183,10 +183,14 @@ export function patchIndex(ctx: AreaContext, rt: VectorRuntime, access: ProjectA
 }
 
 export function deleteIndex(ctx: AreaContext, rt: VectorRuntime, access: ProjectAccess, principal: Principal, name: string, requestId: string): void {
-  const row = requireIndex(rt, access, name);
+  dropIndex(ctx, rt, requireIndex(rt, access, name), actorName(principal), requestId);
+}
+
+/** Deletes an index, its points and its engine, audited under `actor` (a person, key or direct token). */
+export function dropIndex(ctx: AreaContext, rt: VectorRuntime, row: IndexRow, actor: string, requestId: string): void {
   tx(ctx.db, () => {
     rt.store.deleteIndex(row.id);
-    writeAudit(ctx.db, ctx.clock, { projectId: access.project.id, actor: actorName(principal), action: 'index.delete', target: name, requestId });
+    writeAudit(ctx.db, ctx.clock, { projectId: row.project_id, actor, action: 'index.delete', target: row.name, requestId });
   });
   rt.drop(row.id);
 }

@@ -32,4 +32,12 @@ export const vectorMigrations = [
   // Saved graphs record the write sequence they reflect; rows written after it are reinserted on load.
   `ALTER TABLE vec_indexes ADD COLUMN write_seq INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE vec_points ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;`,
+  // Payload indexes a Qdrant client asked for (issue 16): recorded and shown in collection info.
+  `CREATE TABLE vec_payload_indexes (
+     index_id TEXT NOT NULL REFERENCES vec_indexes(id) ON DELETE CASCADE,
+     field_name TEXT NOT NULL,
+     field_schema TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     PRIMARY KEY (index_id, field_name)
+   )`,
 ];

@@ -83,6 +83,7 @@ export class VectorStore {
 
   deleteIndex(id: string): void {
     this.q('DELETE FROM vec_points WHERE index_id = ?').run(id);
+    this.q('DELETE FROM vec_payload_indexes WHERE index_id = ?').run(id);
     this.q('DELETE FROM vec_indexes WHERE id = ?').run(id);
   }
 
@@ -111,6 +112,31 @@ export class VectorStore {
        ON CONFLICT (index_id, id_key) DO UPDATE SET vector = excluded.vector, payload = excluded.payload, seq = excluded.seq`,
     );
     for (const r of rows) stmt.run(indexId, r.id_key, r.vector, r.payload, seq);
+  }
+
+  /** Payload-only changes: the vector and the write sequence (which saved graphs track) stay. */
+  setPayloads(indexId: string, rows: Array<{ id_key: string; payload: string }>): void {
+    const stmt = this.q('UPDATE vec_points SET payload = ? WHERE index_id = ? AND id_key = ?');
+    for (const r of rows) stmt.run(r.payload, indexId, r.id_key);
+  }
+
+  /** Payload indexes a Qdrant client created: recorded and shown, not needed by the filters. */
+  payloadIndexes(indexId: string): Array<{ field_name: string; field_schema: string }> {
+    return this.q('SELECT field_name, field_schema FROM vec_payload_indexes WHERE index_id = ? ORDER BY field_name').all(indexId) as Array<{
+      field_name: string;
+      field_schema: string;
+    }>;
+  }
+
+  putPayloadIndex(indexId: string, field: string, schema: string, now: string): void {
+    this.q(
+      `INSERT INTO vec_payload_indexes (index_id, field_name, field_schema, created_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (index_id, field_name) DO UPDATE SET field_schema = excluded.field_schema`,
+    ).run(indexId, field, schema, now);
+  }
+
+  deletePayloadIndex(indexId: string, field: string): boolean {
+    return this.q('DELETE FROM vec_payload_indexes WHERE index_id = ? AND field_name = ?').run(indexId, field).changes > 0;
   }
 
   deletePoints(indexId: string, keys: string[]): number {
