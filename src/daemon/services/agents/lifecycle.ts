@@ -18,7 +18,7 @@ import { Supervisor, type LaunchPlan } from '../../runtime/supervisor.js';
 import { agentStore, type AgentRow, type BuildRow, type RevisionRow } from './store.js';
 import { buildMessage, clampTimeout } from './view.js';
 import { refusedEnvGroup } from './env-rules.js';
-import { takeBoundSecrets } from './secret-bindings.js';
+import { takeBoundSecrets } from './bound-secrets.js';
 import type { AgentConfig } from '../../../api/agents.js';
 
 /** Spec 1 §8.4 instance sizes (medium is the default). */
