@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AGENT_FRAMEWORKS, agentHarnessCommand, resolvePython, runtimeCommand, type AgentFramework, type Runtime, type WorkloadCommand } from '../runtimes/index.js';
+import { pipIndexUnreachable, pipInstallArgs, type PipSource } from './pip.js';
 import { BuildFailure, type Artifact, type BuildSpec, type Driver, type RunningInstance, type StartSpec } from './driver.js';
 
 const isAgentFramework = (f: string): f is AgentFramework => (AGENT_FRAMEWORKS as readonly string[]).includes(f);
@@ -35,7 +36,7 @@ export class ProcessDriver implements Driver {
       chmodSync(target, f.mode & 0o755 | 0o600);
     }
     output(`source: ${spec.files.length} files written to ${spec.revision}\n`);
-    const venv = await this.pythonEnv(dir, output, signal);
+    const venv = await this.pythonEnv(dir, output, signal, spec.pip);
     const cmd = await this.commands(spec.framework, spec.runtime, dir, venv);
     await cmd.prepare?.(dir);
     if (cmd.build) {
@@ -94,7 +95,7 @@ export class ProcessDriver implements Driver {
    * Python dependencies: requirements.txt installs into a virtual environment that sees the
    * system's site packages, cached by the file's hash so an unchanged file costs nothing.
    */
-  private async pythonEnv(dir: string, output: (c: string) => void, signal: AbortSignal): Promise<string | undefined> {
+  private async pythonEnv(dir: string, output: (c: string) => void, signal: AbortSignal, pip?: PipSource): Promise<string | undefined> {
     const req = join(dir, 'requirements.txt');
     if (!existsSync(req)) return undefined;
     const text = readFileSync(req, 'utf8');
@@ -114,11 +115,17 @@ export class ProcessDriver implements Driver {
     if ((await run('python3', ['-m', 'venv', '--without-pip', '--system-site-packages', venv], dir, output, signal)) !== 0) {
       throw new BuildFailure('could not create the virtual environment\n');
     }
-    output('$ pip install -r requirements.txt\n');
-    const code = await run('python3', ['-m', 'pip', '--python', python, 'install', '--disable-pip-version-check', '--no-input', '-r', req], dir, output, signal);
+    output(`$ pip install -r requirements.txt${pip?.findLinks ? ` --find-links ${pip.findLinks} --no-index` : ''}\n`);
+    let said = '';
+    const tee = (c: string) => {
+      output(c);
+      said = (said + c).slice(-16_384);
+    };
+    const code = await run('python3', pipInstallArgs(python, req, pip), dir, tee, signal);
     if (code !== 0) {
       rmSync(venv, { recursive: true, force: true });
-      throw new BuildFailure(`pip install -r requirements.txt exited with code ${code}\n`);
+      const unreachable = pipIndexUnreachable(said, pip);
+      throw new BuildFailure(`pip install -r requirements.txt exited with code ${code}\n${unreachable ? `${unreachable}\n` : ''}`, unreachable);
     }
     writeFileSync(join(venv, '.complete'), '');
     return python;

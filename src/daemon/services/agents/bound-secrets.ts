@@ -17,6 +17,6 @@ export function takeBoundSecrets(ctx: AreaContext, agent: AgentRow): string | un
     return undefined;
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
-    return `bound project secrets could not be read, so the revision was not created: ${e.message}`;
+    return `bound project secrets could not be read, so the revision was not started: ${e.message}`;
   }
 }
