@@ -275,7 +275,11 @@ export class AgentRuntime {
     if (image) change.image = image;
     // A build's revision serves once its deploying step starts it; a settings revision at once.
     if (reason === 'deploy' || reason === 'redeploy') Object.assign(change, { state: 'deploying', message: '' });
-    else change.serving_revision = row.name;
+    else {
+      change.serving_revision = row.name;
+      // The newest revision serves again: an older one's failure is no longer the agent's news.
+      if (agent.state === 'ready') change.message = '';
+    }
     agentStore.update(db, agent.id, change, isoNow(clock));
     return row;
   }
