@@ -7,7 +7,6 @@ import { isoNow } from '../../clock.js';
 import type { Db } from '../../store/db.js';
 import { tx } from '../../store/db.js';
 import { ApiError } from '../../http/errors.js';
-import { newId } from '../../ids.js';
 import { createWorkloadKey } from '../auth/keys.js';
 import { BuildLog } from '../../runtime/build-log.js';
 import { BuildQueue } from '../../runtime/build-queue.js';
@@ -17,7 +16,8 @@ import { DockerDriver } from '../../runtime/docker-driver.js';
 import { PortAllocator } from '../../runtime/ports.js';
 import { Supervisor, type LaunchPlan } from '../../runtime/supervisor.js';
 import { agentStore, type AgentRow, type BuildRow, type RevisionRow } from './store.js';
-import { buildCause, buildMessage, clampTimeout } from './view.js';
+import { buildCause, clampTimeout } from './view.js';
+import { failBuild, failRevision, revisionServes, rollRevision, settleFailure } from './revisions.js';
 import { refusedEnvGroup } from './env-rules.js';
 import { takeBoundSecrets } from './bound-secrets.js';
 import type { AgentConfig } from '../../../api/agents.js';
@@ -90,7 +90,7 @@ export class AgentRuntime {
     for (const b of agentStore.buildsInState(db, 'queued')) this.enqueue(b.id);
     for (const a of agentStore.all(db)) {
       if (a.state === 'deploying' && a.latest_revision) void this.deploy(a.id);
-      if (a.state === 'building' && !agentStore.activeBuild(db, a.id)) this.settleFailure(a.id, 'the build was interrupted by a daemon restart; redeploy to build again');
+      if (a.state === 'building' && !agentStore.activeBuild(db, a.id)) settleFailure(this.ctx, a.id, 'the build was interrupted by a daemon restart; redeploy to build again');
     }
     const w = this.ctx.config.workloads;
     this.every(250, () => this.flushLogs());
@@ -201,37 +201,13 @@ export class AgentRuntime {
       const refused = failure ? undefined : takeBoundSecrets(this.ctx, current);
       if (refused) log.append(`${refused}\n`);
       if (failure || refused) {
-        this.failBuild(current, build, log.text(), refused ?? failure?.cause ?? buildCause(log.text()));
+        failBuild(this.ctx, current, build, log.text(), refused ?? failure?.cause ?? buildCause(log.text()));
         return undefined;
       }
       agentStore.finishBuild(db, buildId, 'succeeded', log.text(), isoNow(clock));
-      this.insertRevision(current, build.reason, buildId, image, artifact!);
+      rollRevision(this.ctx, current, build.reason, buildId, image, artifact!);
       return agent.id;
     });
-  }
-
-  /**
-   * A failed build still rolls a revision, in state failed with the output's last lines, so it
-   * stays listed and its whole log readable; the agent stays ready when an older revision serves.
-   * Call inside tx.
-   */
-  private failBuild(agent: AgentRow, build: BuildRow, output: string, cause: string): void {
-    const { db, clock } = this.ctx;
-    agentStore.finishBuild(db, build.id, 'failed', output, isoNow(clock));
-    const rev = this.insertRevision(agent, build.reason, build.id, null, null, 'failed');
-    const keeps = agent.serving_revision ? ` (${agent.serving_revision} keeps serving)` : '';
-    const message = buildMessage(agent.name, `revision ${rev.name} failed to build${keeps}: ${cause}`, output);
-    agentStore.setRevisionState(db, agent.id, rev.name, 'failed', message);
-    this.settleFailure(agent.id, message);
-  }
-
-  /** A newer revision failed: the agent reads ready while an older revision serves, else failed. */
-  private settleFailure(agentId: string, message: string, serving?: string | null): void {
-    const { db, clock } = this.ctx;
-    const now = agentStore.byId(db, agentId);
-    if (!now) return;
-    const keep = serving === undefined ? now.serving_revision : serving;
-    agentStore.update(db, agentId, { state: keep ? 'ready' : 'failed', message, serving_revision: keep ?? null }, isoNow(clock));
   }
 
   private openLog(buildId: string): BuildLog {
@@ -243,45 +219,6 @@ export class AgentRuntime {
   /** The output of a queued or running build, to follow live; undefined once the build ended (read the stored output). */
   liveBuild(buildId: string): BuildLog | undefined {
     return this.buildLogs.get(buildId);
-  }
-
-  /** Rolls an immutable revision from the agent's current settings (spec 1 §9). Call inside tx. */
-  insertRevision(agent: AgentRow, reason: RevisionRow['reason'], buildId: string, image: string | null, artifact: string | null, state?: 'failed'): RevisionRow {
-    const { db, clock } = this.ctx;
-    const seq = agentStore.nextRevisionSeq(db, agent.id);
-    const row: RevisionRow = {
-      id: newId(),
-      agent_id: agent.id,
-      seq,
-      name: `${agent.name}-${String(seq).padStart(5, '0')}`,
-      reason,
-      build_id: buildId,
-      image,
-      artifact,
-      env: JSON.stringify(agentStore.kv(db, 'agents_env', agent.id)),
-      secret_keys: JSON.stringify(agentStore.kvKeys(db, 'agents_secrets', agent.id)),
-      config: agent.config,
-      // A build's revision deploys first; a settings revision serves at once.
-      state: state ?? (reason === 'deploy' || reason === 'redeploy' ? 'deploying' : 'ready'),
-      message: '',
-      created_at: isoNow(clock),
-    };
-    agentStore.insertRevision(db, row);
-    const change: Partial<AgentRow> = { latest_revision: row.name };
-    if (state === 'failed') {
-      agentStore.update(db, agent.id, change, isoNow(clock));
-      return row;
-    }
-    if (image) change.image = image;
-    // A build's revision serves once its deploying step starts it; a settings revision at once.
-    if (reason === 'deploy' || reason === 'redeploy') Object.assign(change, { state: 'deploying', message: '' });
-    else {
-      change.serving_revision = row.name;
-      // The newest revision serves again: an older one's failure is no longer the agent's news.
-      if (agent.state === 'ready') change.message = '';
-    }
-    agentStore.update(db, agent.id, change, isoNow(clock));
-    return row;
   }
 
   /**
@@ -303,7 +240,7 @@ export class AgentRuntime {
       if (!limit || others + 1 <= limit) break;
       const message = `project at its service limit: ${others} of ${limit} services used; the revision will serve when one is freed`;
       if (Date.now() > deadline) {
-        this.failRevision(agentId, agent.latest_revision, message);
+        failRevision(this.ctx, agentId, agent.latest_revision, message);
         return;
       }
       if (agent.message !== message) agentStore.update(db, agentId, { message }, isoNow(clock));
@@ -334,29 +271,14 @@ export class AgentRuntime {
         if (!quotaRefusal) failedStarts++;
         const message = `revision ${revision} did not become ready: ${(e as Error).message}`.slice(0, 4100);
         if ((!quotaRefusal && failedStarts >= 2) || Date.now() > deadline) {
-          this.failRevision(agentId, revision, message, previous);
+          failRevision(this.ctx, agentId, revision, message, previous);
           return;
         }
         agentStore.update(db, agentId, { message: quotaRefusal ? message : `${message}\n(restarted once; still deploying)` }, isoNow(clock));
         await new Promise((r) => setTimeout(r, Math.min(1000, Math.max(50, this.ctx.config.workloads.deployTimeoutMs / 20))));
       }
     }
-    tx(db, () => {
-      const now = agentStore.byId(db, agentId);
-      if (now && now.latest_revision === revision && now.state === 'deploying') {
-        agentStore.setRevisionState(db, agentId, revision, 'ready', '');
-        agentStore.update(db, agentId, { state: 'ready', message: '' }, isoNow(clock));
-      }
-    });
-  }
-
-  /** The deploying step gave up on a revision: it is marked failed; an older one may keep serving. */
-  private failRevision(agentId: string, revision: string | null, message: string, serving?: string | null): void {
-    tx(this.ctx.db, () => {
-      if (revision) agentStore.setRevisionState(this.ctx.db, agentId, revision, 'failed', message);
-      const keeps = serving === undefined ? agentStore.byId(this.ctx.db, agentId)?.serving_revision : serving;
-      this.settleFailure(agentId, keeps ? `${message}\n(${keeps} keeps serving)` : message, serving);
-    });
+    revisionServes(this.ctx, agentId, revision);
   }
 
   /** Everything an instance of that revision needs: its artifact and the workload's environment. */
@@ -446,7 +368,7 @@ export class AgentRuntime {
       tx(db, () => {
         const agent = agentStore.byId(db, b.agent_id);
         if (!agent || agentStore.build(db, b.id)?.state !== 'queued') return;
-        this.failBuild(agent, b, `${message}\n`, message);
+        failBuild(this.ctx, agent, b, `${message}\n`, message);
       });
       this.buildLogs.get(b.id)?.append(`${message}\n`);
       this.buildLogs.get(b.id)?.end();

@@ -13,6 +13,7 @@ import { projectAccess, type ProjectRow } from '../accounts/access.js';
 import { ownedAgent, requireOwner, resolveProject } from './access.js';
 import { applySetRemove, checkEnvNames, checkKeys, checkSetRemove } from './env-rules.js';
 import type { AgentRuntime } from './lifecycle.js';
+import { rollRevision } from './revisions.js';
 import { agentStore, type AgentRow, type BuildRow } from './store.js';
 import { safeRelativePath, type SourceFile } from './unpack.js';
 import { agentView, revisionView } from './view.js';
@@ -260,7 +261,7 @@ export function rollSettings(d: Deps, agent: AgentRow, reason: 'secrets' | 'env'
   // On the artifact that serves (a failed build's artifact never does), else the newest.
   const base = now.serving_revision ? agentStore.revisionByName(d.ctx.db, agent.id, now.serving_revision) : agentStore.latestRevision(d.ctx.db, agent.id);
   if (!base?.artifact) return false;
-  d.rt.insertRevision(now, reason, base.build_id, base.image, base.artifact);
+  rollRevision(d.ctx, now, reason, base.build_id, base.image, base.artifact);
   return true;
 }
 
