@@ -1,12 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runtimeAvailable } from '../../src/daemon/runtimes/index.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { cast } from '../helpers/fixtures.js';
-import { HELLO_PY, archive, deployForm, waitState } from './helpers.js';
+import { HELLO_PY, WHEEL_PY, archive, deployForm, waitState, wheelFolder } from './helpers.js';
 
 /**
  * Builds that fail say why (the compiler's line, pip's last error), keep their whole log per
@@ -35,36 +32,6 @@ const deploy = async (name: string, files: Record<string, string>, runtime = 'py
 };
 const buildLog = (name: string, query = '') => d.api('GET', `/v1/agents/${name}/logs/build${q()}${query}`, { token });
 const revisions = async (name: string) => (await d.api('GET', `/v1/agents/${name}/revisions${q()}`, { token })).body.revisions as any[];
-
-/**
- * A wheel written by hand (a wheel is a zip with its metadata beside the code), in a folder of
- * its own: the offline source PLATFORM_PIP_FIND_LINKS points at.
- */
-function wheelFolder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'wheels-'));
-  const script = `
-import base64, hashlib, sys, zipfile
-dist = "tinywheel-0.1.dist-info"
-files = {
-  "tinywheel/__init__.py": b"ANSWER = 'from a local wheel'\\n",
-  dist + "/METADATA": b"Metadata-Version: 2.1\\nName: tinywheel\\nVersion: 0.1\\n",
-  dist + "/WHEEL": b"Wheel-Version: 1.0\\nGenerator: hand\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
-}
-record = []
-for name, data in files.items():
-  digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-  record.append(f"{name},sha256={digest},{len(data)}")
-record.append(dist + "/RECORD,,")
-with zipfile.ZipFile(sys.argv[1] + "/tinywheel-0.1-py3-none-any.whl", "w") as z:
-  for name, data in files.items(): z.writestr(name, data)
-  z.writestr(dist + "/RECORD", "\\n".join(record) + "\\n")
-`;
-  const r = spawnSync('python3', ['-c', script, dir]);
-  expect(r.status, r.stderr.toString()).toBe(0);
-  return dir;
-}
-
-const WHEEL_PY = `import tinywheel\n\ndef handle(event):\n    return {"reply": tinywheel.ANSWER}\n`;
 
 describe.skipIf(!hasGo)('go compiler errors', () => {
   it('the failure message carries the compiler line of the user file, and the revision is listed as failed', async () => {

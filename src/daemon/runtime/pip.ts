@@ -12,8 +12,10 @@ export interface PipSource {
 export function pipInstallArgs(python: string, requirements: string, source: PipSource = {}): string[] {
   const base = ['-m', 'pip', '--python', python, 'install', '--disable-pip-version-check', '--no-input'];
   if (source.findLinks) return [...base, '--no-index', '--find-links', source.findLinks, '-r', requirements];
-  return [...base, '--timeout', '5', '--retries', '1', '-r', requirements];
+  return [...base, ...PIP_FAST_FAIL.split(' '), '-r', requirements];
 }
+
+export const PIP_FAST_FAIL = '--timeout 5 --retries 1';
 
 const NETWORK_ERROR =
   /NewConnectionError|Failed to establish a new connection|Name or service not known|Temporary failure in name resolution|Network is unreachable|Connection refused|ConnectTimeoutError|Read timed out|ProxyError|No route to host/;

@@ -69,8 +69,11 @@ export function buildMessage(agent: string, headline: string, output: string): s
 }
 
 /** The platform's own step lines, which say that a step failed but never why. */
-const OWN_LINE = /^(\$ |build step exited with code|pip install -r requirements\.txt exited with code|build [0-9a-f-]{36} for |source: \d+ files|build finished)/;
-const ERROR_LINE = /\berror\b|^\S+:\d+(:\d+)?:|\bfatal\b|\bcannot\b|No matching distribution|Traceback|Exception\b/i;
+const OWN_LINE =
+  /^(\$ |build step exited with code|pip install -r requirements\.txt exited with code|build [0-9a-f-]{36} for |source: \d+ files|build finished|Step \d+\/\d+ :|The command '.*' returned a non-zero code)/;
+const ERROR_LINE = /\berror\b|^\S+:\d+(:\d+)?:|\bfatal\b|\bcannot\b|No matching distribution|No module named|Traceback|Exception\b/i;
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;]*m/g;
 
 /**
  * The line that names a failed build's cause: the last one that reads as an error (a compiler's
@@ -79,6 +82,7 @@ const ERROR_LINE = /\berror\b|^\S+:\d+(:\d+)?:|\bfatal\b|\bcannot\b|No matching 
 export function buildCause(output: string): string {
   const lines = output
     .slice(-64 * 1024)
+    .replace(ANSI, '')
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l && !OWN_LINE.test(l));
