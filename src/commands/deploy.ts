@@ -42,7 +42,7 @@ export default class Deploy extends BaseCommand {
         config: flags.config,
         ...projectQuery(flags.project, flags.context),
         wait: flags.wait,
-        onDetected: (d) => this.note(`no platform.json: deploying as a ${d.runtime} function (found ${d.by})`),
+        onDetected: (d) => (this.jsonEnabled() ? undefined : spinner.note(`no platform.json: deploying as a ${d.runtime} function (found ${d.by})`)),
         onState: (a) => {
           phase = `${a.name}: ${a.state}`;
           const text = `${phase}${a.message ? ` (${a.message.split('\n')[0]!.slice(0, 80)})` : ''}`;
