@@ -56,6 +56,8 @@ export const AgentView = z.object({
   external_url: z.string().optional(),
   public_url: z.string(),
   latest_revision: z.string().optional(),
+  /** The revision requests go to; differs from latest_revision while a newer one deploys or after it failed. */
+  serving_revision: z.string().optional(),
   message: z.string().optional(),
   owner: z.string(),
   project_id: Uuid,
@@ -64,9 +66,17 @@ export const AgentView = z.object({
 });
 export type AgentView = z.infer<typeof AgentView>;
 
+/** A revision's own state: deploying until it first serves, failed when its build or start failed. */
+export const REVISION_STATES = ['deploying', 'ready', 'failed'] as const;
+
 export const RevisionView = z.object({
   name: z.string(),
   agent: z.string(),
+  state: z.enum(REVISION_STATES),
+  /** True for the revision requests go to now. */
+  serving: z.boolean(),
+  /** Why it failed (the build output's last lines, or the start error). */
+  message: z.string().optional(),
   reason: z.enum(['deploy', 'redeploy', 'config', 'secrets', 'env']),
   build_id: Uuid,
   image: z.string().optional(),
@@ -181,6 +191,22 @@ export const agentRoutes = {
     query: z.object({ project: z.string().optional(), limit: z.string().optional(), since: z.string().optional() }),
     status: 200,
     response: z.object({ agent: z.string(), lines: z.array(LogLine), count: z.number().int(), note: z.string() }),
+  }),
+  buildLog: route({
+    id: 'agents.logs.build',
+    method: 'GET',
+    path: '/v1/agents/{name}/logs/build',
+    summary: 'Build output (text/plain) of the newest build, of ?revision= (name or number) or of ?build= (id); ?follow=true streams a running build until it ends',
+    auth: 'any',
+    params: NameParams,
+    query: z.object({
+      project: z.string().optional(),
+      revision: z.string().optional(),
+      build: Uuid.optional(),
+      follow: z.enum(['true', 'false', '1', '0']).optional(),
+    }),
+    status: 200,
+    response: z.string(),
   }),
   secretsGet: route({
     id: 'agents.secrets.get',

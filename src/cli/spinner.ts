@@ -6,13 +6,15 @@ const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '
 
 export interface Spinner {
   update(text: string): void;
+  /** A line of its own above the spinner (a note that must not be overdrawn). */
+  note(text: string): void;
   succeed(text: string): void;
   fail(text: string): void;
 }
 
 export function startSpinner(text: string, opts: { quiet?: boolean; stream?: NodeJS.WriteStream } = {}): Spinner {
   const out = opts.stream ?? process.stderr;
-  if (opts.quiet) return { update() {}, succeed() {}, fail() {} };
+  if (opts.quiet) return { update() {}, note: (t) => out.write(`${t}\n`), succeed() {}, fail() {} };
   const started = Date.now();
   const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
   if (!out.isTTY) {
@@ -22,7 +24,7 @@ export function startSpinner(text: string, opts: { quiet?: boolean; stream?: Nod
       last = t;
     };
     line(`${text}...`);
-    return { update: (t) => line(`${t}...`), succeed: (t) => line(`✓ ${t} (${elapsed()})`), fail: (t) => line(`✗ ${t} (${elapsed()})`) };
+    return { update: (t) => line(`${t}...`), note: (t) => out.write(`${t}\n`), succeed: (t) => line(`✓ ${t} (${elapsed()})`), fail: (t) => line(`✗ ${t} (${elapsed()})`) };
   }
   let current = text;
   let i = 0;
@@ -33,5 +35,9 @@ export function startSpinner(text: string, opts: { quiet?: boolean; stream?: Nod
     clearInterval(timer);
     out.write(`\r\x1b[2K${mark} ${t} (${elapsed()})\n`);
   };
-  return { update: (t) => (current = t), succeed: (t) => end('✓', t), fail: (t) => end('✗', t) };
+  const note = (t: string) => {
+    out.write(`\r\x1b[2K${t}\n`);
+    draw();
+  };
+  return { update: (t) => (current = t), note, succeed: (t) => end('✓', t), fail: (t) => end('✗', t) };
 }

@@ -2,6 +2,7 @@ import { basename, resolve } from 'node:path';
 import { agentRoutes, type AgentView } from '../api/agents.js';
 import type { ApiClient } from './api-client.js';
 import { AbortError } from './errors.js';
+import { detectWorkload, type Detected } from './detect.js';
 import { packDirectory, readManifest } from './pack.js';
 
 export interface DeployOptions {
@@ -14,6 +15,10 @@ export interface DeployOptions {
   wait: boolean;
   /** Called on every state change while waiting (spinner, progress lines). */
   onState?: (agent: AgentView) => void;
+  /** Build output as the daemon produces it (while waiting). */
+  onBuildOutput?: (chunk: string) => void;
+  /** What a directory without a manifest was taken for. */
+  onDetected?: (d: Detected) => void;
   pollMs?: number;
   timeoutMs?: number;
 }
@@ -41,8 +46,15 @@ export const nameFromDir = (dir: string) =>
 export async function deployDirectory(client: ApiClient, o: DeployOptions): Promise<DeployResult> {
   const manifest = readManifest(o.dir);
   const name = o.name ?? manifest.name ?? nameFromDir(o.dir);
-  const framework = o.framework ?? manifest.framework;
-  const runtime = o.runtime ?? manifest.runtime;
+  let framework = o.framework ?? manifest.framework;
+  let runtime = o.runtime ?? manifest.runtime;
+  // The API's default framework is adk (spec 1 §4.12); the CLI never lets a folder fall to it unseen.
+  if (!framework || (framework === 'function' && !runtime)) {
+    const found = detectWorkload(o.dir, runtime);
+    o.onDetected?.(found);
+    framework = found.framework;
+    runtime = found.runtime;
+  }
   const packed = await packDirectory(o.dir);
   if (!packed.files.length) throw new AbortError(`nothing to deploy in ${o.dir}`, 'create a project with `platform init --template function-python`');
   const form = new FormData();
@@ -55,6 +67,7 @@ export async function deployDirectory(client: ApiClient, o: DeployOptions): Prom
   const accepted = (await res.json()) as { agent: AgentView; build_id: string };
   let agent = accepted.agent;
   o.onState?.(agent);
+  if (o.wait && o.onBuildOutput) await followBuild(client, name, o.project, accepted.build_id, o.onBuildOutput);
   if (o.wait) agent = await waitForAgent(client, name, o.project, agent, o);
   return { agent, build_id: accepted.build_id, files: packed.files.length, skipped: packed.skipped };
 }
@@ -77,7 +90,30 @@ export async function waitForAgent(
     agent = next;
   }
   if (agent.state === 'failed') {
-    throw new AbortError(`${name} failed to deploy:\n${agent.message ?? '(no output)'}`, `fix the source and run \`platform deploy\` again, or \`platform logs ${name} --history\``);
+    throw new AbortError(`${name} failed to deploy:\n${agent.message ?? '(no output)'}`, `fix the source and run \`platform deploy\` again; the whole build log: \`platform logs ${name} --build\``);
+  }
+  // Ready on an older revision: the new one failed while the previous one kept serving.
+  if (agent.serving_revision && agent.latest_revision && agent.serving_revision !== agent.latest_revision) {
+    throw new AbortError(
+      `${name}: revision ${agent.latest_revision} failed; ${agent.serving_revision} keeps serving:\n${agent.message ?? '(no output)'}`,
+      `fix the source and run \`platform deploy\` again; the whole build log: \`platform logs ${name} --build --revision ${agent.latest_revision}\``,
+    );
   }
   return agent;
+}
+
+/**
+ * Streams one build's output until the build ends. Best effort: when the stream cannot be had
+ * (an older daemon, a dropped connection) the caller's polling still reports the outcome.
+ */
+export async function followBuild(client: ApiClient, name: string, project: string | undefined, build: string, onChunk: (chunk: string) => void): Promise<void> {
+  try {
+    const res = await client.request('GET', agentRoutes.buildLog.path.replace('{name}', encodeURIComponent(name)), {
+      query: { ...(project ? { project } : {}), build, follow: 'true' },
+    });
+    const decoder = new TextDecoder();
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) onChunk(decoder.decode(chunk, { stream: true }));
+  } catch {
+    // the outcome comes from the agent's state
+  }
 }

@@ -8,11 +8,12 @@ import { FRAMEWORKS, RUNTIMES } from '../api/agents.js';
 export default class Deploy extends BaseCommand {
   static override summary = 'Deploy an agent or function from a directory';
   static override description =
-    'Packs DIR (honouring .gitignore and .platformignore), uploads it, and waits until it is ready. Framework, runtime and name default to the platform.json a template wrote.';
+    'Packs DIR (honouring .gitignore and .platformignore), uploads it, and waits until it is ready, showing build progress behind a spinner (--verbose prints the build output as it comes). Framework, runtime and name default to the platform.json a template wrote; without one, a folder holding a function handler (main.py, index.js, a .go file, handler.rb) deploys as that function. A failed build prints the last lines of its output; `platform logs NAME --build` shows all of it.';
   static override examples = [
     '<%= config.bin %> deploy',
     '<%= config.bin %> deploy ./hello --name hello --framework function --runtime python',
     '<%= config.bin %> deploy ./agent --framework adk --no-wait --json',
+    '<%= config.bin %> deploy ./hello --verbose',
   ];
   static override args = { dir: Args.directory({ description: 'source directory', default: '.', exists: true }) };
   static override flags = {
@@ -22,12 +23,15 @@ export default class Deploy extends BaseCommand {
     config: Flags.string({ description: 'config JSON applied to the first revision, e.g. {"timeout_seconds":120}' }),
     project: projectFlag,
     wait: Flags.boolean({ description: 'wait until ready (use --no-wait to return after upload)', default: true, allowNo: true }),
+    verbose: Flags.boolean({ description: 'print the build output live (on stderr) instead of a spinner' }),
   };
 
   async run() {
     const { args, flags } = await this.parse(Deploy);
     const client = await this.client();
-    const spinner = startSpinner(`packing ${args.dir}`, { quiet: this.jsonEnabled() });
+    const verbose = flags.verbose && !this.jsonEnabled();
+    const spinner = startSpinner(`packing ${args.dir}`, { quiet: this.jsonEnabled() || verbose });
+    let phase = '';
     let result;
     try {
       result = await deployDirectory(client, {
@@ -38,7 +42,22 @@ export default class Deploy extends BaseCommand {
         config: flags.config,
         ...projectQuery(flags.project, flags.context),
         wait: flags.wait,
-        onState: (a) => spinner.update(`${a.name}: ${a.state}${a.message ? ` (${a.message.split('\n')[0]!.slice(0, 80)})` : ''}`),
+        onDetected: (d) => (this.jsonEnabled() ? undefined : spinner.note(`no platform.json: deploying as a ${d.runtime} function (found ${d.by})`)),
+        onState: (a) => {
+          phase = `${a.name}: ${a.state}`;
+          const text = `${phase}${a.message ? ` (${a.message.split('\n')[0]!.slice(0, 80)})` : ''}`;
+          if (verbose) this.note(text);
+          else spinner.update(text);
+        },
+        onBuildOutput: verbose
+          ? (chunk) => process.stderr.write(chunk)
+          : process.stderr.isTTY
+            ? (chunk) => {
+                // On a terminal the spinner's line shows the newest build line; elsewhere it stays one line per phase.
+                const last = chunk.trimEnd().split('\n').at(-1)?.trim();
+                if (last) spinner.update(`${phase} · ${last.slice(0, 70)}`);
+              }
+            : () => {},
       });
       spinner.succeed(`${result.agent.name}: ${result.agent.state}`);
     } catch (e) {

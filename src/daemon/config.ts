@@ -71,6 +71,8 @@ export interface WorkloadConfig {
   logRetentionMs: number;
   /** Base image per runtime for the docker driver. */
   dockerImages: Record<'python' | 'nodejs' | 'go' | 'ruby', string>;
+  /** Python installs: PLATFORM_PIP_FIND_LINKS builds offline from a folder of wheels (pip --find-links DIR --no-index). */
+  pip: { findLinks?: string };
   /** Platform model defaults injected into workloads (spec 1 §4.12). */
   model: { baseUrl: string; chatModel: string; embedModel: string; embedBaseUrl: string; apiKey: string };
 }
@@ -103,6 +105,7 @@ export function workloadConfigFromEnv(env: NodeJS.ProcessEnv): WorkloadConfig {
       go: env.PLATFORM_DOCKER_IMAGE_GO || 'golang:1.23',
       ruby: env.PLATFORM_DOCKER_IMAGE_RUBY || 'ruby:3.3-slim',
     },
+    pip: { findLinks: env.PLATFORM_PIP_FIND_LINKS || undefined },
     model: {
       baseUrl: env.PLATFORM_MODEL_BASE_URL ?? '',
       chatModel: env.PLATFORM_CHAT_MODEL ?? '',

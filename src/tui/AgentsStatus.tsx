@@ -9,6 +9,8 @@ export interface AgentsStatusProps {
   error?: string;
 }
 
+const firstLine = (message: string) => message.split('\n').find((l) => l.trim() && !l.startsWith('build ')) ?? message.split('\n')[0];
+
 /** One frame of `platform status`: agents with their states, newest refresh time, last error. */
 export function AgentsStatus({ agents, updatedAt, error }: AgentsStatusProps) {
   const width = Math.max(4, ...agents.map((a) => a.name.length));
@@ -18,14 +20,19 @@ export function AgentsStatus({ agents, updatedAt, error }: AgentsStatusProps) {
         {'NAME'.padEnd(width)}  {'STATE'.padEnd(9)}  {'REVISION'.padEnd(width + 6)}  URL
       </Text>
       {agents.length === 0 ? <Text dimColor>no agents yet: deploy one with `platform deploy`</Text> : null}
-      {agents.map((a) => (
-        <Box key={`${a.project_id}/${a.name}`} flexDirection="column">
-          <Text>
-            {a.name.padEnd(width)}  <Text color={COLORS[a.state]}>{a.state.padEnd(9)}</Text>  {(a.latest_revision ?? '-').padEnd(width + 6)}  {a.public_url}
-          </Text>
-          {a.state === 'failed' && a.message ? <Text color="red">  {a.message.split('\n').find((l) => l.trim() && !l.startsWith('build ')) ?? a.message.split('\n')[0]}</Text> : null}
-        </Box>
-      ))}
+      {agents.map((a) => {
+        // A newer revision that failed while an older one serves: ready, with the failure beneath.
+        const newerFailed = a.state === 'ready' && a.serving_revision && a.latest_revision && a.serving_revision !== a.latest_revision;
+        return (
+          <Box key={`${a.project_id}/${a.name}`} flexDirection="column">
+            <Text>
+              {a.name.padEnd(width)}  <Text color={COLORS[a.state]}>{a.state.padEnd(9)}</Text>  {(a.serving_revision ?? a.latest_revision ?? '-').padEnd(width + 6)}  {a.public_url}
+            </Text>
+            {a.state === 'failed' && a.message ? <Text color="red">  {firstLine(a.message)}</Text> : null}
+            {newerFailed ? <Text color="yellow">  {firstLine(a.message ?? `revision ${a.latest_revision} failed`)}</Text> : null}
+          </Box>
+        );
+      })}
       {error ? <Text color="red">refresh failed: {error}</Text> : null}
       {updatedAt ? <Text dimColor>updated {updatedAt.toISOString().slice(11, 19)} · q to quit</Text> : null}
     </Box>

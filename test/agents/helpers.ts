@@ -1,5 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { Agent, FormData, fetch } from 'undici';
 import type { TestDaemon } from '../helpers/daemon.js';
@@ -126,3 +127,33 @@ function walk(root: string, base = root): Entry[] {
     return statSync(p).isDirectory() ? walk(p, base) : [{ name: relative(base, p), content: readFileSync(p, 'utf8') }];
   });
 }
+
+/**
+ * A wheel written by hand (a wheel is a zip with its metadata beside the code), in a folder of
+ * its own: the offline source PLATFORM_PIP_FIND_LINKS points at.
+ */
+export function wheelFolder(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'wheels-'));
+  const script = `
+import base64, hashlib, sys, zipfile
+dist = "tinywheel-0.1.dist-info"
+files = {
+  "tinywheel/__init__.py": b"ANSWER = 'from a local wheel'\\n",
+  dist + "/METADATA": b"Metadata-Version: 2.1\\nName: tinywheel\\nVersion: 0.1\\n",
+  dist + "/WHEEL": b"Wheel-Version: 1.0\\nGenerator: hand\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
+}
+record = []
+for name, data in files.items():
+  digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+  record.append(f"{name},sha256={digest},{len(data)}")
+record.append(dist + "/RECORD,,")
+with zipfile.ZipFile(sys.argv[1] + "/tinywheel-0.1-py3-none-any.whl", "w") as z:
+  for name, data in files.items(): z.writestr(name, data)
+  z.writestr(dist + "/RECORD", "\\n".join(record) + "\\n")
+`;
+  const r = spawnSync('python3', ['-c', script, dir]);
+  if (r.status !== 0) throw new Error(`could not write the wheel: ${r.stderr}`);
+  return dir;
+}
+
+export const WHEEL_PY = `import tinywheel\n\ndef handle(event):\n    return {"reply": tinywheel.ANSWER}\n`;

@@ -140,14 +140,16 @@ describe('failures', () => {
     expect(failed.message).toMatch(/"google-adk".*requirements\.txt/);
   });
 
-  it.skipIf(!hasPip)('build output in message is cut at 4000 characters with a marker', async () => {
+  it.skipIf(!hasPip)('build output in message keeps its last 4000 characters behind a headline and a marker', async () => {
     const long = `${'x'.repeat(6000)}!!`;
     expect((await deployForm(d, token, { name: 'pipfail', framework: 'function' }, archive({ 'main.py': HELLO_PY, 'requirements.txt': `${long}\n` }), q())).status).toBe(202);
     const failed = await waitState(d, token, 'pipfail', 'failed', c.project.slug, 30_000);
-    expect(failed.message.length).toBeGreaterThan(4000);
-    expect(failed.message.length).toBeLessThan(4200);
-    expect(failed.message).toMatch(/\[build output truncated: \d+ more characters\]$/);
-    expect(failed.message.startsWith('build ')).toBe(true);
+    const [headline, marker, ...tail] = failed.message.split('\n');
+    expect(headline).toMatch(/^revision pipfail-00001 failed to build: .*ERROR: Invalid requirement/);
+    expect(marker).toMatch(/^\[build output truncated: \d+ earlier characters; the whole log: platform logs pipfail --build\]$/);
+    expect(tail.join('\n').length).toBeLessThanOrEqual(4000);
+    // The end of the output is kept: pip's own error and the step that failed.
+    expect(failed.message).toMatch(/!!.*\n.*pip install -r requirements\.txt exited with code 1$/s);
   });
 
   it('a handler that cannot start fails deploying with its output', async () => {
@@ -162,9 +164,16 @@ describe('failures', () => {
     await waitState(d, token, 'keep', 'ready', c.project.slug);
     expect((await d.api('PUT', `/v1/agents/keep/files/main.py${q()}`, { token, body: { content: 'import nonexistent_module_xyz\n' } })).status).toBe(200);
     expect((await d.api('POST', `/v1/agents/keep/redeploy${q()}`, { token })).status).toBe(202);
-    const failed = await waitState(d, token, 'keep', 'failed', c.project.slug);
-    expect(failed).toMatchObject({ latest_revision: 'keep-00002', ready: false });
-    expect(failed.message).toMatch(/revision keep-00002 did not become ready/);
+    // The previous revision keeps answering, so the agent reads ready; the newer one is listed as failed.
+    const kept = await waitState(d, token, 'keep', 'ready', c.project.slug);
+    expect(kept).toMatchObject({ latest_revision: 'keep-00002', serving_revision: 'keep-00001', ready: true });
+    expect(kept.message).toMatch(/revision keep-00002 did not become ready.*\n\(keep-00001 keeps serving\)$/s);
+    const revs = (await d.api('GET', `/v1/agents/keep/revisions${q()}`, { token })).body.revisions;
+    expect(revs.map((r: any) => [r.name, r.state, r.serving])).toEqual([
+      ['keep-00002', 'failed', false],
+      ['keep-00001', 'ready', true],
+    ]);
+    expect(revs[0].message).toMatch(/nonexistent_module_xyz/);
     const served = await invoke('keep', 'still');
     expect(served.status).toBe(200);
     expect(served.body.reply).toBe('hello still');
@@ -236,8 +245,10 @@ describe('failures', () => {
       expect(view.message).toMatch(/project at its service limit: \d+ of 1 services used/);
       // Meanwhile the last revision that served keeps serving.
       expect((await invoke('keep', 'meanwhile')).body.reply).toBe('hello meanwhile');
-      const failed = await waitState(d, token, 'keep', 'failed', c.project.slug);
-      expect(failed.message).toMatch(/service limit/);
+      // Past the deploying limit the new revision fails; the old one still serves, so ready.
+      const kept = await waitState(d, token, 'keep', 'ready', c.project.slug);
+      expect(kept.message).toMatch(/service limit/);
+      expect(kept.serving_revision).toBe('keep-00001');
     } finally {
       w.deployTimeoutMs = before;
       d.db.prepare(`UPDATE acct_project_quotas SET value = 30 WHERE project_id = ? AND resource = 'services'`).run(c.project.id);

@@ -165,9 +165,11 @@ describe(':apply', () => {
     expect(d.db.prepare(`SELECT key, value FROM agents_secrets WHERE agent_id = ? ORDER BY key`).all(worker.id)).toEqual(stored);
     expect(await worker.revision()).toBe(rev);
     expect(await worker.env('STRIPE_KEY', 'DB_URL')).toEqual({ STRIPE_KEY: 'sk-v4', DB_URL: 'db-v1' });
-    // A deploy refuses the same way: the revision would start with a stale secret.
+    // A deploy refuses the same way: the revision would start with a stale secret. It is listed
+    // as failed while the previous revision keeps serving, so the worker reads ready.
     const failed = await worker.redeploy();
-    expect(failed.state).toBe('failed');
+    expect(failed.state).toBe('ready');
+    expect(failed.serving_revision).not.toBe(failed.latest_revision);
     expect(failed.message).toMatch(/bound project secrets could not be read.*DB_URL/);
     // Repointing the broken binding at a good version heals it.
     await bind('worker', 'DB_URL', { secret_name: 'db-url', version: 2 });

@@ -20,12 +20,15 @@ export default class AgentsRevisions extends BaseCommand {
       query: { ...projectQuery(flags.project, flags.context), page_size: flags['page-size'], page_token: flags['page-token'] },
     });
     this.table(res.revisions, [
-      { header: 'revision', get: (r) => r.name },
+      { header: 'revision', get: (r) => `${r.name}${r.serving ? ' *' : ''}` },
+      { header: 'state', get: (r) => r.state },
       { header: 'reason', get: (r) => r.reason },
       { header: 'env', get: (r) => r.env_keys },
       { header: 'secrets', get: (r) => r.secret_keys },
       { header: 'created', get: (r) => r.created_at },
     ], 'no revisions yet');
+    if (res.revisions.some((r) => r.serving)) this.note('* serves requests');
+    for (const r of res.revisions.filter((x) => x.state === 'failed')) this.note(`${r.name}: ${(r.message ?? '').split('\n')[0]}`);
     if (res.next_page_token) this.note(`more: --page-token ${res.next_page_token}`);
     return res;
   }

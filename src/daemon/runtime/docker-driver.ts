@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { c as tarCreate } from 'tar';
 import { agentHarnessCommand, runtimeCommand, type AgentFramework, type Runtime, type WorkloadCommand } from '../runtimes/index.js';
+import { PIP_FAST_FAIL, pipIndexUnreachable, type PipSource } from './pip.js';
 import { BuildFailure, type Artifact, type BuildSpec, type Driver, type RunningInstance, type StartSpec } from './driver.js';
 
 const WORKDIR = '/workload';
@@ -66,12 +67,13 @@ export class DockerDriver implements Driver {
         // As under the process driver, python workloads import from their own directory.
         // Base images carry no C compiler: Go builds pure Go there whatever the host has.
         const env = { PYTHONUNBUFFERED: '1', ...(isAgent || runtime === 'python' ? { PYTHONPATH: WORKDIR } : {}), ...cmds.build?.env, ...cmds.start.env, ...(runtime === 'go' && !isAgent ? { CGO_ENABLED: '0' } : {}) };
+        const needsPip = spec.files.some((f) => f.path === 'requirements.txt') && (isAgent || runtime === 'python');
         const lines = [
           `FROM ${base}`,
           `COPY workload ${WORKDIR}`,
           `WORKDIR ${WORKDIR}`,
           ...Object.entries(env).map(([k, v]) => `ENV ${k}=${JSON.stringify(v)}`),
-          ...(spec.files.some((f) => f.path === 'requirements.txt') && (isAgent || runtime === 'python') ? ['RUN python3 -m pip install --no-input -r requirements.txt'] : []),
+          ...(needsPip ? pipLines(context, spec.pip) : []),
           ...(cmds.build ? [`RUN [${[cmds.build.cmd, ...cmds.build.args].map(quote).join(', ')}]`] : []),
           `CMD [${[cmds.start.cmd, ...cmds.start.args].map(quote).join(', ')}]`,
         ];
@@ -80,16 +82,22 @@ export class DockerDriver implements Driver {
       }
       const tag = `platform-${spec.agentId.slice(0, 8)}:${spec.revision.slice(0, 12)}`;
       const tarStream = tarCreate({ cwd: join(context, 'ctx'), gzip: false }, ['.']);
+      let said = '';
       const stream = await this.docker.buildImage(tarStream as unknown as NodeJS.ReadableStream, { t: tag, dockerfile, abortSignal: signal } as Docker.ImageBuildOptions);
       await new Promise<void>((resolve, reject) => {
         this.docker.modem.followProgress(
           stream,
           (err: Error | null, res: Array<{ error?: string }>) => {
             const failed = err?.message ?? res?.find((r) => r.error)?.error;
-            if (failed) reject(new BuildFailure(`${failed}\n`));
+            const unreachable = failed ? pipIndexUnreachable(said, spec.pip) : undefined;
+            if (failed) reject(new BuildFailure(`${failed}\n${unreachable ? `${unreachable}\n` : ''}`, unreachable));
             else resolve();
           },
-          (ev: { stream?: string; error?: string }) => output(ev.stream ?? (ev.error ? `${ev.error}\n` : '')),
+          (ev: { stream?: string; error?: string }) => {
+            const text = ev.stream ?? (ev.error ? `${ev.error}\n` : '');
+            said = (said + text).slice(-16_384);
+            output(text);
+          },
         );
       });
       return { ref: tag };
@@ -171,4 +179,15 @@ function readableTree(path: string): void {
   } else {
     chmodSync(path, (st.mode & 0o755) | 0o644);
   }
+}
+
+/**
+ * The image's pip step, as under the process driver: from the daemon's wheel folder (copied into
+ * the build context) without an index, else from the index with a short timeout so an unreachable
+ * one fails in seconds and says so (pip.ts).
+ */
+function pipLines(context: string, source: PipSource = {}): string[] {
+  if (!source.findLinks) return [`RUN python3 -m pip install --no-input ${PIP_FAST_FAIL} -r requirements.txt`];
+  cpSync(source.findLinks, join(context, 'ctx', 'platform-wheels'), { recursive: true });
+  return ['COPY platform-wheels /tmp/platform-wheels', 'RUN python3 -m pip install --no-input --no-index --find-links /tmp/platform-wheels -r requirements.txt'];
 }

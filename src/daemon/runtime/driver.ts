@@ -10,6 +10,8 @@ export interface BuildSpec {
   framework: string;
   runtime?: string;
   files: { path: string; content: Buffer; mode: number }[];
+  /** Where requirements.txt installs from: a local wheel folder instead of the index. */
+  pip?: { findLinks?: string };
 }
 
 export interface Artifact {
@@ -39,9 +41,15 @@ export interface RunningInstance {
   stop(): Promise<void>;
 }
 
-/** Thrown by a build that fails; `output` is the build's whole output. */
+/**
+ * Thrown by a build that fails; `output` is appended to the build's output, `cause` (when the
+ * driver knows it better than the output's last error line) heads the failure message.
+ */
 export class BuildFailure extends Error {
-  constructor(readonly output: string) {
+  constructor(
+    readonly output: string,
+    override readonly cause?: string,
+  ) {
     super('build failed');
   }
 }

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AGENT_FRAMEWORKS, agentHarnessCommand, resolvePython, runtimeCommand, type AgentFramework, type Runtime, type WorkloadCommand } from '../runtimes/index.js';
+import { pipIndexUnreachable, pipInstallArgs, type PipSource } from './pip.js';
 import { BuildFailure, type Artifact, type BuildSpec, type Driver, type RunningInstance, type StartSpec } from './driver.js';
 import { instanceLimits, releaseCgroups } from './limits.js';
 import { interpreterRoots, isolationStatus, pipSettings, runsAsRoot, SANDBOX_UID, sandboxCommand, sandboxPath, toolRoot, type IsolationMode } from './sandbox.js';
@@ -65,7 +66,7 @@ export class ProcessDriver implements Driver {
     } catch (e) {
       throw new BuildFailure(`${(e as Error).message}\n`);
     }
-    const venv = await this.pythonEnv(dir, output, signal, sandbox);
+    const venv = await this.pythonEnv(dir, output, signal, sandbox, spec.pip);
     const cmd = await this.commands(spec.framework, spec.runtime, dir, venv);
     await cmd.prepare?.(dir);
     // A root daemon's sandboxed steps run as nobody: the revision (and the Go cache) are theirs.
@@ -148,7 +149,7 @@ export class ProcessDriver implements Driver {
    * Python dependencies: requirements.txt installs into a virtual environment that sees the
    * system's site packages, cached by the file's hash so an unchanged file costs nothing.
    */
-  private async pythonEnv(dir: string, output: (c: string) => void, signal: AbortSignal, sandbox: boolean): Promise<string | undefined> {
+  private async pythonEnv(dir: string, output: (c: string) => void, signal: AbortSignal, sandbox: boolean, pip?: PipSource): Promise<string | undefined> {
     const req = join(dir, 'requirements.txt');
     if (!existsSync(req)) return undefined;
     const text = readFileSync(req, 'utf8');
@@ -168,16 +169,23 @@ export class ProcessDriver implements Driver {
     if ((await run('python3', ['-m', 'venv', '--without-pip', '--system-site-packages', venv], dir, output, signal)) !== 0) {
       throw new BuildFailure('could not create the virtual environment\n');
     }
-    output('$ pip install -r requirements.txt\n');
+    output(`$ pip install -r requirements.txt${pip?.findLinks ? ` --find-links ${pip.findLinks} --no-index` : ''}\n`);
+    let said = '';
+    const tee = (c: string) => {
+      output(c);
+      said = (said + c).slice(-16_384);
+    };
     // pip runs the packages' own build code: sandboxed, it may write only the environment.
     const host = await resolvePython('python3');
     if (sandbox && runsAsRoot()) chownTree(venv);
-    const pip = pipSettings('/tmp');
-    const box = sandbox ? { readOnly: [dir, ...interpreterRoots(host), ...pip.readOnly], writable: [venv], mapped: pip.mapped } : undefined;
-    const code = await run(sandbox ? host : 'python3', ['-m', 'pip', '--python', python, 'install', '--disable-pip-version-check', '--no-input', '-r', req], dir, output, signal, {}, box);
+    const settings = pipSettings('/tmp');
+    const wheels = pip?.findLinks ? [pip.findLinks] : [];
+    const box = sandbox ? { readOnly: [dir, ...interpreterRoots(host), ...settings.readOnly, ...wheels], writable: [venv], mapped: settings.mapped } : undefined;
+    const code = await run(sandbox ? host : 'python3', pipInstallArgs(python, req, pip), dir, tee, signal, {}, box);
     if (code !== 0) {
       rmSync(venv, { recursive: true, force: true });
-      throw new BuildFailure(`pip install -r requirements.txt exited with code ${code}\n`);
+      const unreachable = pipIndexUnreachable(said, pip);
+      throw new BuildFailure(`pip install -r requirements.txt exited with code ${code}\n${unreachable ? `${unreachable}\n` : ''}`, unreachable);
     }
     writeFileSync(join(venv, '.complete'), '');
     return python;

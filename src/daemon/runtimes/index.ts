@@ -8,7 +8,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -75,6 +75,17 @@ const inPlatformDir = (dir: string, file: string) => join(dir, PLATFORM_DIR, fil
 /** Go refuses to build a directory without go.mod; a function needs no module of its own. */
 const GO_MOD = 'module function\n\ngo 1.18\n';
 
+/**
+ * Without it the compiler's error is "undefined: Handle" in the platform's shim, a file the user
+ * never wrote: say it about the user's own files instead.
+ */
+async function requireGoHandle(dir: string): Promise<void> {
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.go') && !f.endsWith('_test.go') && f !== 'platform_shim.go').sort();
+  if (!files.length) throw new Error('a go function needs a .go file in package main at the top of the source (for example main.go) defining func Handle');
+  for (const f of files) if (/^func\s+Handle\s*\(/m.test(await readFile(join(dir, f), 'utf8'))) return;
+  throw new Error(`${files.join(', ')}: no func Handle found; a go function defines func Handle(event map[string]interface{}) (map[string]interface{}, error) in package main`);
+}
+
 function onPath(bin: string): boolean {
   return (process.env.PATH ?? '').split(delimiter).some((d) => d && existsSync(join(d, bin)));
 }
@@ -122,6 +133,7 @@ export function runtimeCommand(runtime: Runtime, workloadDir: string, opts: Runt
       if (!onPath('gcc') && !onPath('cc')) env.CGO_ENABLED = '0';
       return {
         prepare: async (dir) => {
+          await requireGoHandle(dir);
           await copy(dir);
           if (!existsSync(join(dir, 'go.mod'))) await writeFile(join(dir, 'go.mod'), GO_MOD);
         },

@@ -7,8 +7,8 @@ import { isoNow } from '../../clock.js';
 import type { Db } from '../../store/db.js';
 import { tx } from '../../store/db.js';
 import { ApiError } from '../../http/errors.js';
-import { newId } from '../../ids.js';
 import { createWorkloadKey } from '../auth/keys.js';
+import { BuildLog } from '../../runtime/build-log.js';
 import { BuildQueue } from '../../runtime/build-queue.js';
 import { BuildFailure, type Driver } from '../../runtime/driver.js';
 import { ProcessDriver } from '../../runtime/process-driver.js';
@@ -17,9 +17,10 @@ import { PortAllocator } from '../../runtime/ports.js';
 import { workloadIsolation } from '../../runtime/sandbox.js';
 import { Supervisor, type LaunchPlan } from '../../runtime/supervisor.js';
 import { agentStore, type AgentRow, type BuildRow, type RevisionRow } from './store.js';
-import { buildMessage, clampTimeout } from './view.js';
+import { buildCause, clampTimeout } from './view.js';
+import { failBuild, failRevision, revisionServes, rollRevision, settleFailure } from './revisions.js';
 import { refusedEnvGroup } from './env-rules.js';
-import { takeBoundSecrets } from './secret-bindings.js';
+import { takeBoundSecrets } from './bound-secrets.js';
 import type { AgentConfig } from '../../../api/agents.js';
 
 /** Spec 1 §8.4 instance sizes (medium is the default). */
@@ -47,6 +48,7 @@ export class AgentRuntime {
   readonly supervisor: Supervisor;
   private readonly queue: BuildQueue;
   private readonly aborts = new Map<string, AbortController>();
+  private readonly buildLogs = new Map<string, BuildLog>();
   private pendingLogs: { agentId: string; line: LogLine }[] = [];
   private readonly timers: NodeJS.Timeout[] = [];
   private stopped = false;
@@ -92,12 +94,10 @@ export class AgentRuntime {
     }
     // Builds claimed by a daemon that died are run again: this daemon is the only builder.
     for (const b of agentStore.buildsInState(db, 'running')) agentStore.requeueBuild(db, b.id);
-    for (const b of agentStore.buildsInState(db, 'queued')) this.queue.enqueue(b.id);
+    for (const b of agentStore.buildsInState(db, 'queued')) this.enqueue(b.id);
     for (const a of agentStore.all(db)) {
       if (a.state === 'deploying' && a.latest_revision) void this.deploy(a.id);
-      if (a.state === 'building' && !agentStore.activeBuild(db, a.id)) {
-        agentStore.update(db, a.id, { state: 'failed', message: 'the build was interrupted by a daemon restart; redeploy to build again' }, isoNow(this.ctx.clock));
-      }
+      if (a.state === 'building' && !agentStore.activeBuild(db, a.id)) settleFailure(this.ctx, a.id, 'the build was interrupted by a daemon restart; redeploy to build again');
     }
     const w = this.ctx.config.workloads;
     this.every(250, () => this.flushLogs());
@@ -116,6 +116,7 @@ export class AgentRuntime {
 
   /** Queues a build; the caller has inserted the row in its transaction. */
   enqueue(buildId: string): void {
+    this.openLog(buildId);
     this.queue.enqueue(buildId);
   }
 
@@ -152,21 +153,32 @@ export class AgentRuntime {
     this.timers.push(t);
   }
 
+  /** The build, then (once its revision is committed) the deploying step; the build's log ends first. */
   private async runBuild(buildId: string): Promise<void> {
+    const log = this.openLog(buildId);
+    let built: string | undefined;
+    try {
+      built = await this.build(buildId, log);
+    } finally {
+      log.end();
+      this.buildLogs.delete(buildId);
+    }
+    if (built) await this.deploy(built);
+  }
+
+  /** Runs one build; returns the agent's id when its revision was committed. */
+  private async build(buildId: string, log: BuildLog): Promise<string | undefined> {
     const { db, clock } = this.ctx;
-    if (this.stopped || !agentStore.claimBuild(db, buildId, isoNow(clock))) return;
+    if (this.stopped || !agentStore.claimBuild(db, buildId, isoNow(clock))) return undefined;
     const build = agentStore.build(db, buildId)!;
     const agent = agentStore.byId(db, build.agent_id);
-    if (!agent) return;
-    let output = '';
-    const append = (c: string) => {
-      // Keep the head (the message shows the first 4000 characters) and a bounded tail.
-      if (output.length < 256 * 1024) output += c;
-    };
+    if (!agent) return undefined;
     const abort = new AbortController();
     this.aborts.set(buildId, abort);
+    let timedOut: string | undefined;
     const limit = setTimeout(() => {
-      append(`\nbuild exceeded the time limit of ${Math.round(this.ctx.config.workloads.buildTimeoutMs / 1000)} s\n`);
+      timedOut = `build exceeded the time limit of ${Math.round(this.ctx.config.workloads.buildTimeoutMs / 1000)} s`;
+      log.append(`\n${timedOut}\n`);
       abort.abort();
     }, this.ctx.config.workloads.buildTimeoutMs);
     const files = agentStore.files(db, agent.id);
@@ -176,66 +188,44 @@ export class AgentRuntime {
     for (const f of files) digest.update(`${f.path}\0${f.content.length}\0`).update(f.content);
     const image = `local/${short}/${agent.name}@sha256:${digest.digest('hex')}`;
     let artifact: string | undefined;
+    let failure: BuildFailure | undefined;
     try {
-      append(`build ${buildId} for ${agent.name} (${agent.framework}${agent.runtime ? `/${agent.runtime}` : ''}) on the ${this.driver.name} driver\n`);
-      artifact = (await this.driver.build({ agentId: agent.id, revision: buildId, image, framework: agent.framework, runtime: agent.runtime ?? undefined, files }, append, abort.signal)).ref;
+      log.append(`build ${buildId} for ${agent.name} (${agent.framework}${agent.runtime ? `/${agent.runtime}` : ''}) on the ${this.driver.name} driver\n`);
+      const spec = { agentId: agent.id, revision: buildId, image, framework: agent.framework, runtime: agent.runtime ?? undefined, files, pip: this.ctx.config.workloads.pip };
+      artifact = (await this.driver.build(spec, (c) => log.append(c), abort.signal)).ref;
       if (abort.signal.aborted) throw new BuildFailure('');
     } catch (e) {
-      if (!(e instanceof BuildFailure)) append(`${(e as Error).message}\n`);
-      else append(e.output);
+      failure = e instanceof BuildFailure ? e : new BuildFailure(`${(e as Error).message}\n`);
+      if (timedOut) failure = new BuildFailure(failure.output, timedOut);
+      log.append(failure.output);
+    } finally {
       clearTimeout(limit);
       this.aborts.delete(buildId);
-      tx(db, () => {
-        if (agentStore.build(db, buildId)?.state !== 'running') return;
-        agentStore.finishBuild(db, buildId, 'failed', output, isoNow(clock));
-        agentStore.update(db, agent.id, { state: 'failed', message: buildMessage(output) }, isoNow(clock));
-      });
-      return;
     }
-    clearTimeout(limit);
-    this.aborts.delete(buildId);
-    const committed = tx(db, () => {
+    return tx(db, () => {
       const current = agentStore.byId(db, agent.id);
-      if (!current || agentStore.build(db, buildId)?.state !== 'running') return false;
-      const refused = takeBoundSecrets(this.ctx, current);
-      if (refused) {
-        agentStore.finishBuild(db, buildId, 'failed', `${output}${refused}\n`, isoNow(clock));
-        agentStore.update(db, agent.id, { state: 'failed', message: refused }, isoNow(clock));
-        return false;
+      if (!current || agentStore.build(db, buildId)?.state !== 'running') return undefined;
+      const refused = failure ? undefined : takeBoundSecrets(this.ctx, current);
+      if (refused) log.append(`${refused}\n`);
+      if (failure || refused) {
+        failBuild(this.ctx, current, build, log.text(), refused ?? failure?.cause ?? buildCause(log.text()));
+        return undefined;
       }
-      agentStore.finishBuild(db, buildId, 'succeeded', output, isoNow(clock));
-      this.insertRevision(current, build.reason, buildId, image, artifact!);
-      return true;
+      agentStore.finishBuild(db, buildId, 'succeeded', log.text(), isoNow(clock));
+      rollRevision(this.ctx, current, build.reason, buildId, image, artifact!);
+      return agent.id;
     });
-    if (committed) await this.deploy(agent.id);
   }
 
-  /** Rolls an immutable revision from the agent's current settings (spec 1 §9). Call inside tx. */
-  insertRevision(agent: AgentRow, reason: RevisionRow['reason'], buildId: string, image: string | null, artifact: string | null): RevisionRow {
-    const { db, clock } = this.ctx;
-    const seq = agentStore.nextRevisionSeq(db, agent.id);
-    const row: RevisionRow = {
-      id: newId(),
-      agent_id: agent.id,
-      seq,
-      name: `${agent.name}-${String(seq).padStart(5, '0')}`,
-      reason,
-      build_id: buildId,
-      image,
-      artifact,
-      env: JSON.stringify(agentStore.kv(db, 'agents_env', agent.id)),
-      secret_keys: JSON.stringify(agentStore.kvKeys(db, 'agents_secrets', agent.id)),
-      config: agent.config,
-      created_at: isoNow(clock),
-    };
-    agentStore.insertRevision(db, row);
-    const change: Partial<AgentRow> = { latest_revision: row.name };
-    if (image) change.image = image;
-    // A build's revision serves once its deploying step starts it; a settings revision at once.
-    if (reason === 'deploy' || reason === 'redeploy') Object.assign(change, { state: 'deploying', message: '' });
-    else change.serving_revision = row.name;
-    agentStore.update(db, agent.id, change, isoNow(clock));
-    return row;
+  private openLog(buildId: string): BuildLog {
+    let log = this.buildLogs.get(buildId);
+    if (!log) this.buildLogs.set(buildId, (log = new BuildLog()));
+    return log;
+  }
+
+  /** The output of a queued or running build, to follow live; undefined once the build ended (read the stored output). */
+  liveBuild(buildId: string): BuildLog | undefined {
+    return this.buildLogs.get(buildId);
   }
 
   /**
@@ -257,7 +247,7 @@ export class AgentRuntime {
       if (!limit || others + 1 <= limit) break;
       const message = `project at its service limit: ${others} of ${limit} services used; the revision will serve when one is freed`;
       if (Date.now() > deadline) {
-        agentStore.update(db, agentId, { state: 'failed', message }, isoNow(clock));
+        failRevision(this.ctx, agentId, agent.latest_revision, message);
         return;
       }
       if (agent.message !== message) agentStore.update(db, agentId, { message }, isoNow(clock));
@@ -288,17 +278,14 @@ export class AgentRuntime {
         if (!quotaRefusal) failedStarts++;
         const message = `revision ${revision} did not become ready: ${(e as Error).message}`.slice(0, 4100);
         if ((!quotaRefusal && failedStarts >= 2) || Date.now() > deadline) {
-          agentStore.update(db, agentId, { state: 'failed', message, serving_revision: previous }, isoNow(clock));
+          failRevision(this.ctx, agentId, revision, message, previous);
           return;
         }
         agentStore.update(db, agentId, { message: quotaRefusal ? message : `${message}\n(restarted once; still deploying)` }, isoNow(clock));
         await new Promise((r) => setTimeout(r, Math.min(1000, Math.max(50, this.ctx.config.workloads.deployTimeoutMs / 20))));
       }
     }
-    tx(db, () => {
-      const now = agentStore.byId(db, agentId);
-      if (now && now.latest_revision === revision && now.state === 'deploying') agentStore.update(db, agentId, { state: 'ready', message: '' }, isoNow(clock));
-    });
+    revisionServes(this.ctx, agentId, revision);
   }
 
   /** Everything an instance of that revision needs: its artifact and the workload's environment. */
@@ -386,10 +373,13 @@ export class AgentRuntime {
       const minutes = Math.round(config.workloads.buildQueueWaitMs / 60_000);
       const message = `the build never started: it waited ${minutes >= 1 ? `${minutes} minutes` : `${Math.round(config.workloads.buildQueueWaitMs / 1000)} s`} for a builder slot`;
       tx(db, () => {
-        if (agentStore.build(db, b.id)?.state !== 'queued') return;
-        agentStore.finishBuild(db, b.id, 'failed', message, isoNow(clock));
-        agentStore.update(db, b.agent_id, { state: 'failed', message }, isoNow(clock));
+        const agent = agentStore.byId(db, b.agent_id);
+        if (!agent || agentStore.build(db, b.id)?.state !== 'queued') return;
+        failBuild(this.ctx, agent, b, `${message}\n`, message);
       });
+      this.buildLogs.get(b.id)?.append(`${message}\n`);
+      this.buildLogs.get(b.id)?.end();
+      this.buildLogs.delete(b.id);
     }
   }
 }

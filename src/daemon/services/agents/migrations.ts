@@ -96,4 +96,8 @@ export const agentMigrations = [
   // The revision requests go to: during deploying (and after a failed deploy) the previous one
   // keeps serving, as Cloud Run keeps traffic on the last ready revision.
   `ALTER TABLE agents_agents ADD COLUMN serving_revision TEXT;`,
+  // A revision's own state, so one that failed (its build or its start) stays listed beside the
+  // one that keeps serving; the build's output stays on its build row.
+  `ALTER TABLE agents_revisions ADD COLUMN state TEXT NOT NULL DEFAULT 'ready' CHECK (state IN ('deploying','ready','failed'));
+   ALTER TABLE agents_revisions ADD COLUMN message TEXT NOT NULL DEFAULT '';`,
 ];

@@ -15,7 +15,7 @@ import { agentMigrations } from './migrations.js';
 import { parsePublicHost, servePublic } from './public-host.js';
 import * as svc from './service.js';
 import { registerSecretBindings } from './secret-bindings.js';
-import { agentStore } from './store.js';
+import { agentStore, type BuildRow } from './store.js';
 import { readSourceArchive } from './unpack.js';
 import { readDeployUpload } from './upload.js';
 
@@ -86,6 +86,10 @@ function registerRoutes(r: Router, d: svc.Deps): void {
     liveLogs(d, agent.id, agent.name, query.follow === 'true' || query.follow === '1', res);
     return HANDLED;
   });
+  r.handle(agentRoutes.buildLog, ({ principal, params, query, res }) => {
+    buildLog(d, svc.buildOf(d, principal!, params.name, query), query.follow === 'true' || query.follow === '1', res);
+    return HANDLED;
+  });
   r.handle(agentRoutes.secretsGet, ({ principal, params, query }) => svc.secretsGet(d, principal!, params.name, query.project));
   r.handle(agentRoutes.secretsPut, ({ principal, params, query, body, requestId }) => svc.secretsPut(d, principal!, params.name, query.project, body, requestId));
   r.handle(agentRoutes.secretsPatch, ({ principal, params, query, body, requestId }) => svc.secretsPatch(d, principal!, params.name, query.project, body, requestId));
@@ -110,6 +114,33 @@ function registerRoutes(r: Router, d: svc.Deps): void {
       await invoke(d, principal, agent, req, res, stream);
     });
   }
+}
+
+/**
+ * A build's output as text/plain: what is kept so far, then (with follow, while the build is
+ * queued or running) every later chunk until the build ends; a finished build's stored output.
+ */
+function buildLog(d: svc.Deps, build: BuildRow, follow: boolean, res: ServerResponse): void {
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-store');
+  const live = d.rt.liveBuild(build.id);
+  if (!live) {
+    res.end(build.output);
+    return;
+  }
+  const kept = live.text();
+  if (!follow) {
+    res.end(kept || `build ${build.id} is ${build.state}: no output yet\n`);
+    return;
+  }
+  res.flushHeaders();
+  if (kept) res.write(kept);
+  const unfollow = live.follow(
+    (chunk) => res.write(chunk),
+    () => res.end(),
+  );
+  res.on('close', unfollow);
 }
 
 /**

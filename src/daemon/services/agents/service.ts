@@ -13,6 +13,7 @@ import { projectAccess, type ProjectRow } from '../accounts/access.js';
 import { ownedAgent, requireOwner, resolveProject } from './access.js';
 import { applySetRemove, checkEnvNames, checkKeys, checkSetRemove } from './env-rules.js';
 import type { AgentRuntime } from './lifecycle.js';
+import { rollRevision } from './revisions.js';
 import { agentStore, type AgentRow, type BuildRow } from './store.js';
 import { safeRelativePath, type SourceFile } from './unpack.js';
 import { agentView, revisionView } from './view.js';
@@ -222,7 +223,32 @@ export function revisions(d: Deps, principal: Principal, name: string, query: Pa
   const page = d.ctx.pager.parse(query, `agent-revisions:${agent.id}`);
   const rows = agentStore.revisions(d.ctx.db, agent.id, page.size + 1, page.offset);
   const { items, next_page_token } = d.ctx.pager.slice(page, rows);
-  return { agent: name, revisions: items.map((r) => revisionView(name, r)), next_page_token: next_page_token ?? '' };
+  return { agent: name, revisions: items.map((r) => revisionView(name, r, agent.serving_revision)), next_page_token: next_page_token ?? '' };
+}
+
+/**
+ * Which build a build-log request means (the route added in docs/decisions/agents.md): ?build=
+ * (an id), ?revision= (a name or its number: a settings revision shows the build of its
+ * artifact), else the agent's newest build.
+ */
+export function buildOf(d: Deps, principal: Principal, name: string, query: { project?: string; revision?: string; build?: string }): BuildRow {
+  const { agent } = ownedAgent(d.ctx, principal, name, query.project);
+  const { db } = d.ctx;
+  if (query.build && query.revision) throw badRequest('give revision or build, not both');
+  let build: BuildRow | undefined;
+  if (query.build) {
+    build = agentStore.build(db, query.build);
+    if (build?.agent_id !== agent.id) throw notFound(`no build ${query.build} for agent ${name}`);
+  } else if (query.revision) {
+    const rev = /^\d+$/.test(query.revision) ? agentStore.revisionBySeq(db, agent.id, Number(query.revision)) : agentStore.revisionByName(db, agent.id, query.revision);
+    if (!rev) throw notFound(`no revision ${query.revision} for agent ${name}`);
+    build = agentStore.build(db, rev.build_id);
+    if (!build) throw notFound(`the build of revision ${rev.name} is no longer kept`);
+  } else {
+    build = agentStore.latestBuild(db, agent.id);
+    if (!build) throw notFound(`agent ${name} has no build yet`);
+  }
+  return build;
 }
 
 /**
@@ -235,7 +261,7 @@ export function rollSettings(d: Deps, agent: AgentRow, reason: 'secrets' | 'env'
   // On the artifact that serves (a failed build's artifact never does), else the newest.
   const base = now.serving_revision ? agentStore.revisionByName(d.ctx.db, agent.id, now.serving_revision) : agentStore.latestRevision(d.ctx.db, agent.id);
   if (!base?.artifact) return false;
-  d.rt.insertRevision(now, reason, base.build_id, base.image, base.artifact);
+  rollRevision(d.ctx, now, reason, base.build_id, base.image, base.artifact);
   return true;
 }
 

@@ -41,6 +41,8 @@ export interface RevisionRow {
   env: string;
   secret_keys: string;
   config: string;
+  state: 'deploying' | 'ready' | 'failed';
+  message: string;
   created_at: string;
 }
 
@@ -138,9 +140,15 @@ export const agentStore = {
   insertRevision(db: Db, row: RevisionRow): void {
     stmt(
       db,
-      `INSERT INTO agents_revisions (id, agent_id, seq, name, reason, build_id, image, artifact, env, secret_keys, config, created_at)
-       VALUES (@id, @agent_id, @seq, @name, @reason, @build_id, @image, @artifact, @env, @secret_keys, @config, @created_at)`,
+      `INSERT INTO agents_revisions (id, agent_id, seq, name, reason, build_id, image, artifact, env, secret_keys, config, state, message, created_at)
+       VALUES (@id, @agent_id, @seq, @name, @reason, @build_id, @image, @artifact, @env, @secret_keys, @config, @state, @message, @created_at)`,
     ).run(row);
+  },
+  setRevisionState(db: Db, agentId: string, name: string, state: RevisionRow['state'], message: string): void {
+    stmt(db, 'UPDATE agents_revisions SET state = ?, message = ? WHERE agent_id = ? AND name = ?').run(state, message, agentId, name);
+  },
+  revisionBySeq(db: Db, agentId: string, seq: number): RevisionRow | undefined {
+    return stmt(db, 'SELECT * FROM agents_revisions WHERE agent_id = ? AND seq = ?').get(agentId, seq) as RevisionRow | undefined;
   },
   nextRevisionSeq(db: Db, agentId: string): number {
     return ((stmt(db, 'SELECT MAX(seq) AS s FROM agents_revisions WHERE agent_id = ?').get(agentId) as { s: number | null }).s ?? 0) + 1;
@@ -154,6 +162,9 @@ export const agentStore = {
     return stmt(db, `SELECT * FROM agents_builds WHERE agent_id = ? AND state IN ('queued','running') ORDER BY queued_at DESC LIMIT 1`).get(agentId) as
       | BuildRow
       | undefined;
+  },
+  latestBuild(db: Db, agentId: string): BuildRow | undefined {
+    return stmt(db, 'SELECT * FROM agents_builds WHERE agent_id = ? ORDER BY queued_at DESC, rowid DESC LIMIT 1').get(agentId) as BuildRow | undefined;
   },
   buildsInState(db: Db, state: BuildRow['state']): BuildRow[] {
     return stmt(db, 'SELECT * FROM agents_builds WHERE state = ? ORDER BY queued_at').all(state) as BuildRow[];

@@ -25,6 +25,7 @@ export function agentView(config: DaemonConfig, row: AgentRow, short: string): A
     url: pub,
     public_url: pub,
     ...(row.latest_revision ? { latest_revision: row.latest_revision } : {}),
+    ...(row.serving_revision ? { serving_revision: row.serving_revision } : {}),
     ...(row.message ? { message: row.message } : {}),
     owner: row.owner ?? '',
     project_id: row.project_id,
@@ -33,10 +34,13 @@ export function agentView(config: DaemonConfig, row: AgentRow, short: string): A
   };
 }
 
-export function revisionView(agent: string, r: RevisionRow): RevisionView {
+export function revisionView(agent: string, r: RevisionRow, serving: string | null | undefined): RevisionView {
   return {
     name: r.name,
     agent,
+    state: r.state,
+    serving: r.name === serving,
+    ...(r.message ? { message: r.message } : {}),
     reason: r.reason,
     build_id: r.build_id,
     ...(r.image ? { image: r.image } : {}),
@@ -47,11 +51,43 @@ export function revisionView(agent: string, r: RevisionRow): RevisionView {
   };
 }
 
-/** First 4000 characters of build output plus a marker saying how much was cut (spec 1 §3). */
-export function buildMessage(output: string): string {
+/**
+ * A failed build's message: a headline naming the cause, then the last 4000 characters of the
+ * output (where compilers and pip put their final error), cut at a line start, after a marker
+ * saying how much came before and where the whole log is.
+ */
+export function buildMessage(agent: string, headline: string, output: string): string {
   const max = LIMITS.buildMessageChars;
-  if (output.length <= max) return output;
-  return `${output.slice(0, max)}\n[build output truncated: ${output.length - max} more characters]`;
+  let tail = output.trimEnd();
+  if (tail.length > max) {
+    tail = tail.slice(-max);
+    const nl = tail.indexOf('\n');
+    if (nl >= 0 && nl < 400) tail = tail.slice(nl + 1);
+    tail = `[build output truncated: ${output.trimEnd().length - tail.length} earlier characters; the whole log: platform logs ${agent} --build]\n${tail}`;
+  }
+  return `${headline}\n${tail}`;
+}
+
+/** The platform's own step lines, which say that a step failed but never why. */
+const OWN_LINE =
+  /^(\$ |build step exited with code|pip install -r requirements\.txt exited with code|build [0-9a-f-]{36} for |source: \d+ files|build finished|Step \d+\/\d+ :|The command '.*' returned a non-zero code)/;
+const ERROR_LINE = /\berror\b|^\S+:\d+(:\d+)?:|\bfatal\b|\bcannot\b|No matching distribution|No module named|Traceback|Exception\b/i;
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;]*m/g;
+
+/**
+ * The line that names a failed build's cause: the last one that reads as an error (a compiler's
+ * `file:line:` diagnostic, pip's final `ERROR:`), else the last line that is not a step line.
+ */
+export function buildCause(output: string): string {
+  const lines = output
+    .slice(-64 * 1024)
+    .replace(ANSI, '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !OWN_LINE.test(l));
+  for (let i = lines.length - 1; i >= 0; i--) if (ERROR_LINE.test(lines[i]!)) return lines[i]!.slice(0, 500);
+  return (lines.at(-1) ?? 'the build stopped without output').slice(0, 500);
 }
 
 export const clampTimeout = (s: number | undefined) => Math.min(LIMITS.timeoutMaxSeconds, Math.max(1, s ?? LIMITS.timeoutDefaultSeconds));
