@@ -20,7 +20,8 @@ export interface SupervisorHooks {
   currentRevision(key: string): string | undefined;
   /** Everything needed to start that revision; throws (for example a quota refusal) to refuse the start. */
   plan(key: string, revision: string | undefined): Promise<LaunchPlan>;
-  log(key: string, line: LogLine): void;
+  /** Persists a line; false when the store is behind and refuses it (never for `force` lines). */
+  log(key: string, line: LogLine, force: boolean): boolean;
   /** An instance exited without being asked to. */
   crashed(key: string, message: string): void;
   instanceStarted(key: string, info: { id: string; revision: string; pid?: number; container?: string; port: number }): void;
@@ -175,7 +176,7 @@ export class Supervisor {
     const plan = await this.hooks.plan(slot.key, revision);
     const port = await this.ports.take();
     const id = `${plan.revision}-${randomBytes(3).toString('hex')}`;
-    const logs = new LogCapture(id, plan.revision, (line) => this.hooks.log(slot.key, line));
+    const logs = new LogCapture(id, plan.revision, (line, force) => this.hooks.log(slot.key, line, force));
     let run: RunningInstance;
     try {
       run = await this.driver.start({ instanceId: id, artifact: plan.artifact, framework: plan.framework, runtime: plan.runtime, port, env: plan.env, limits: plan.limits });
