@@ -35,6 +35,8 @@ export const DEFAULT_CAPTURE_LIMITS: CaptureLimits = {
 const TURN_BYTES = 256 * 1024;
 /** While an instance's lines are being dropped, its streams are read at most TURN_BYTES per this. */
 const DROP_PACE_MS = 16;
+/** A stream holding more than this unread is never paused (see attach). */
+const PAUSED_BUFFER_BYTES = 1024 * 1024;
 
 /** The partial line of one stream: pieces copied out of chunks, never more than the cap. */
 interface PendingLine {
@@ -95,7 +97,10 @@ export class LogCapture {
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       this.feed(name, partial, buf);
       turnBytes += buf.length;
-      if (turnBytes >= TURN_BYTES && !stream.isPaused()) {
+      // A source that ignores backpressure (the docker driver's demultiplexed streams) keeps
+      // filling the stream while it is paused: past PAUSED_BUFFER_BYTES it is read at full
+      // speed again, so pausing never turns into buffering without end.
+      if (turnBytes >= TURN_BYTES && !stream.isPaused() && stream.readableLength < PAUSED_BUFFER_BYTES) {
         stream.pause();
         if (this.droppedRate > 0 || partial.cut) setTimeout(resume, DROP_PACE_MS);
         else setImmediate(resume);

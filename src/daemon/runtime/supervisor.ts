@@ -69,6 +69,9 @@ const MAX_EAGER_RESTARTS = 6;
  */
 export class Supervisor {
   private readonly slots = new Map<string, Slot>();
+  /** Every instance this daemon started and has not seen exit, whatever its slot thinks. */
+  private readonly running = new Set<Live>();
+  private closed = false;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -145,9 +148,20 @@ export class Supervisor {
     if (live) await this.stop(live, why);
   }
 
+  /**
+   * Daemon stop: stops every instance this daemon started, at once and in parallel, including
+   * ones still starting or being replaced (a starting one would otherwise hold the stop for its
+   * whole health wait and a replaced one would be nobody's); later launches are refused.
+   */
   async stopAll(): Promise<void> {
+    this.closed = true;
     clearInterval(this.sweeper);
-    await Promise.all([...this.slots.keys()].map((k) => this.remove(k)));
+    for (const slot of this.slots.values()) {
+      slot.removed = true;
+      clearTimeout(slot.restartTimer);
+    }
+    this.slots.clear();
+    await Promise.all([...this.running].map((live) => this.stop(live, 'the daemon is stopping')));
   }
 
   private slot(key: string): Slot {
@@ -173,6 +187,7 @@ export class Supervisor {
   }
 
   private async launch(slot: Slot, revision: string | undefined): Promise<Live> {
+    if (this.closed) throw new Error('the daemon is stopping');
     const plan = await this.hooks.plan(slot.key, revision);
     const port = await this.ports.take();
     const id = `${plan.revision}-${randomBytes(3).toString('hex')}`;
@@ -184,10 +199,16 @@ export class Supervisor {
       this.ports.release(port);
       throw e;
     }
+    if (this.closed) {
+      this.ports.release(port);
+      await run.stop();
+      throw new Error('the daemon is stopping');
+    }
     logs.attach(run.stdout, 'stdout');
     logs.attach(run.stderr, 'stderr');
     logs.push('system', `instance ${id} starting on 127.0.0.1:${port}`);
     const live: Live = { id, port, revision: plan.revision, run, logs, stopping: false, healthy: false, startedAt: Date.now() };
+    this.running.add(live);
     this.hooks.instanceStarted(slot.key, { id, revision: plan.revision, pid: run.pid, container: run.container, port });
     void run.exited.then((r) => this.exited(slot, live, r));
     try {
@@ -213,6 +234,7 @@ export class Supervisor {
   }
 
   private exited(slot: Slot, live: Live, r: { code: number | null; signal: string | null }): void {
+    this.running.delete(live);
     this.ports.release(live.port);
     this.hooks.instanceStopped(slot.key, live.id);
     const how = r.signal ? `signal ${r.signal}` : `exit code ${r.code}`;
