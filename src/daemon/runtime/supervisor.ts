@@ -162,7 +162,24 @@ export class Supervisor {
     }
     this.slots.clear();
     await Promise.all([...this.running].map((live) => this.stop(live, 'the daemon is stopping')));
+    process.off('exit', this.killOnExit);
   }
+
+  /**
+   * Last resort when the daemon exits before stopAll finished (its stop deadline passed): the
+   * process groups of instances still running are killed synchronously, so none outlives it.
+   * Containers are left to the next start's reap (stopping one needs the engine, asynchronously).
+   */
+  private readonly killOnExit = () => {
+    for (const live of this.running) {
+      if (!live.run.pid) continue;
+      try {
+        process.kill(-live.run.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  };
 
   private slot(key: string): Slot {
     let s = this.slots.get(key);
@@ -208,6 +225,7 @@ export class Supervisor {
     logs.attach(run.stderr, 'stderr');
     logs.push('system', `instance ${id} starting on 127.0.0.1:${port}`);
     const live: Live = { id, port, revision: plan.revision, run, logs, stopping: false, healthy: false, startedAt: Date.now() };
+    if (this.running.size === 0) process.on('exit', this.killOnExit);
     this.running.add(live);
     this.hooks.instanceStarted(slot.key, { id, revision: plan.revision, pid: run.pid, container: run.container, port });
     void run.exited.then((r) => this.exited(slot, live, r));
@@ -235,6 +253,7 @@ export class Supervisor {
 
   private exited(slot: Slot, live: Live, r: { code: number | null; signal: string | null }): void {
     this.running.delete(live);
+    if (this.running.size === 0) process.off('exit', this.killOnExit);
     this.ports.release(live.port);
     this.hooks.instanceStopped(slot.key, live.id);
     const how = r.signal ? `signal ${r.signal}` : `exit code ${r.code}`;
