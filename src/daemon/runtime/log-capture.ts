@@ -194,7 +194,13 @@ export class LogCapture {
     // A cut line may end inside a UTF-8 sequence: a streaming decode leaves the partial character out.
     let message = truncated ? new TextDecoder().decode(buf.subarray(start, end), { stream: true }) : buf.toString('utf8', start, end);
     if (truncated) message += ` … [truncated: line longer than ${l.maxLineBytes} bytes, the rest of it was dropped]`;
-    if (this.droppedRate || this.droppedStore) this.notice();
+    // The count of earlier drops goes first, offered like any line: while the store refuses it,
+    // this line is refused too and the count waits for the timer (no notice per refused line).
+    if ((this.droppedRate || this.droppedStore) && !this.notice(false)) {
+      this.droppedStore++;
+      this.scheduleNotice(250);
+      return;
+    }
     if (this.emit(stream, message, false)) {
       this.windowLines++;
       this.windowBytes += size;
@@ -229,23 +235,27 @@ export class LogCapture {
 
   private scheduleNotice(inMs: number): void {
     if (this.noticeTimer) return;
-    this.noticeTimer = setTimeout(() => this.notice(), Math.max(0, inMs));
+    this.noticeTimer = setTimeout(() => {
+      this.noticeTimer = undefined;
+      this.notice();
+    }, Math.max(0, inMs));
     this.noticeTimer.unref();
   }
 
-  /** Writes how many lines were dropped since the last notice, and why. */
-  private notice(): void {
-    clearTimeout(this.noticeTimer);
-    this.noticeTimer = undefined;
+  /** Writes how many lines were dropped since the last notice, and why; false if the store refused it. */
+  private notice(force = true): boolean {
     const n = this.droppedRate + this.droppedStore;
-    if (!n) return;
+    if (!n) return true;
     const l = this.limits;
     const rate = `over the instance's log rate of ${l.windowLines} lines or ${Math.round(l.windowBytes / 1024 / 1024)} MiB per ${l.windowMs / 1000} s`;
     const store = 'while the log store was behind';
     const why = this.droppedRate && this.droppedStore ? `${this.droppedRate} ${rate}, ${this.droppedStore} ${store}` : this.droppedRate ? rate : store;
+    if (!this.emit('system', `${n} line${n === 1 ? '' : 's'} dropped from instance ${this.instance} (${why})`, force)) return false;
+    clearTimeout(this.noticeTimer);
+    this.noticeTimer = undefined;
     this.droppedRate = 0;
     this.droppedStore = 0;
-    this.emit('system', `${n} line${n === 1 ? '' : 's'} dropped from instance ${this.instance} (${why})`, true);
+    return true;
   }
 
   lines(): LogLine[] {
