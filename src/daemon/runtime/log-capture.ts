@@ -85,9 +85,10 @@ export class LogCapture {
     const partial: PendingLine = { parts: [], size: 0, cut: false };
     // libuv reads up to 32 chunks of 64 KiB per loop turn: past TURN_BYTES the stream pauses
     // until the next turn, so requests waiting on other sockets are served in between. While the
-    // instance is over its rate or inside an over-long line (bytes are being dropped anyway) the pause is DROP_PACE_MS,
-    // which caps what a flood costs the daemon's CPU at TURN_BYTES per pace. The pause only ever
-    // waits on a timer, so nothing can deadlock on it; the flooding child's writes wait meanwhile.
+    // instance is over its rate or inside an over-long line (bytes are dropped anyway) the pause
+    // is DROP_PACE_MS, which caps what a flood costs the daemon's CPU at TURN_BYTES per pace. The
+    // pause only ever waits on a timer, so nothing can deadlock on it; the flooding child's
+    // writes wait meanwhile.
     let turnBytes = 0;
     const resume = () => {
       turnBytes = 0;
