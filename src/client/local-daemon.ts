@@ -153,7 +153,7 @@ function startFailure(message: string): AbortError {
 }
 
 /** Stops the daemon gracefully (SIGTERM), escalating to SIGKILL after the grace period. */
-export async function stopDaemon(graceMs = 10_000): Promise<DaemonInfo | undefined> {
+export async function stopDaemon(graceMs = 20_000): Promise<DaemonInfo | undefined> {
   const file = locatorFile();
   if (!existsSync(file)) return undefined;
   const info = JSON.parse(readFileSync(file, 'utf8')) as DaemonInfo;

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
 import { projectFlag, projectQuery } from '../cli/agent-flags.js';
@@ -42,7 +43,8 @@ export default class Logs extends BaseCommand {
       return res;
     }
     const res = await client.request('GET', `/v1/agents/${encodeURIComponent(args.name)}/logs`, { query: { ...project, follow: flags.follow ? 'true' : undefined } });
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) process.stdout.write(chunk);
+    // Waits for a slow terminal or pipe instead of buffering a busy tail in memory.
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
     return undefined;
   }
 }

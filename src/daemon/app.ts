@@ -101,7 +101,14 @@ export function createApp(deps: AppDeps): App {
       for (const area of deps.areas) await area.start?.(ctx);
     },
     async stop() {
-      for (const area of [...deps.areas].reverse()) await area.stop?.();
+      // One area failing to stop must not leave the next ones (workloads, cache servers) running.
+      for (const area of [...deps.areas].reverse()) {
+        try {
+          await area.stop?.();
+        } catch (e) {
+          log.error('area stop failed', { area: area.name, error: String((e as Error)?.stack ?? e) });
+        }
+      }
     },
   };
 }

@@ -36,6 +36,9 @@ function announce(admin: BootstrapAdmin | undefined, fd: number | undefined, log
  * The daemon process: `platform daemon start` runs this detached. It writes a locator file
  * ({version, url, pid}) once it is listening, and removes it on a graceful stop.
  */
+/** Longest a graceful stop may take (the CLI waits 20 s before SIGKILL). */
+const STOP_DEADLINE_MS = 15_000;
+
 async function main(): Promise<void> {
   const log = createLogger();
   const portArg = process.argv.indexOf('--port');
@@ -58,6 +61,14 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info('daemon stopping', { signal });
+    // The stop is bounded here, below `platform daemon stop`'s grace before SIGKILL: past the
+    // deadline the process exits anyway, and the exit hooks kill the workload instances still
+    // running, which a SIGKILL of the daemon would leave behind.
+    const deadline = setTimeout(() => {
+      log.error('daemon stop did not finish in time; exiting', { deadline_ms: STOP_DEADLINE_MS });
+      process.exit(1);
+    }, STOP_DEADLINE_MS);
+    deadline.unref();
     try {
       await daemon.close();
     } finally {

@@ -38,8 +38,8 @@ const waitView = (p: Proc, path: string, pred: (v: any) => boolean, what: string
 
 
 /**
- * The real daemon process (dist/daemon/main.js): a graceful stop leaves instances running and
- * the next daemon re-adopts them; so does a kill -9 of the daemon; after a daemon crash with the
+ * The real daemon process (dist/daemon/main.js): a graceful stop with PLATFORM_CACHE_STOP_ON_EXIT=0
+ * leaves instances running and the next daemon re-adopts them; so does a kill -9 of the daemon; after a daemon crash with the
  * server also dead, the next daemon restarts it from its append-only file with the data intact.
  */
 describe.skipIf(!haveRedis || !existsSync(DAEMON_MAIN))('cache instances across daemon restarts (real daemon process)', () => {
@@ -63,7 +63,9 @@ describe.skipIf(!haveRedis || !existsSync(DAEMON_MAIN))('cache instances across 
   });
 
   it('re-adopts after a graceful stop and after kill -9, and restarts with data intact after crashes', async () => {
-    current = await startDaemonProcess(home);
+    // PLATFORM_CACHE_STOP_ON_EXIT=0: a graceful stop leaves the servers for re-adoption (the
+    // default stops them with the daemon; test/durability/daemon-stop.test.ts covers that).
+    current = await startDaemonProcess(home, { PLATFORM_CACHE_STOP_ON_EXIT: '0' });
     const projects = await call(current, 'GET', '/v1/projects');
     const projectId = projects.body.projects.find((p: any) => p.slug === 'default').id;
     const path = `/v1/projects/${projectId}/memorystores`;
@@ -76,7 +78,7 @@ describe.skipIf(!haveRedis || !existsSync(DAEMON_MAIN))('cache instances across 
     const pidFile = join(home, 'cache', id, 'redis.pid');
     const firstPid = Number(readFileSync(pidFile, 'utf8'));
 
-    // Graceful stop: the server keeps running (workloads keep their connections).
+    // Graceful stop with PLATFORM_CACHE_STOP_ON_EXIT=0: the server keeps running (workloads keep their connections).
     current.child.kill('SIGTERM');
     await current.exited;
     expect(pidAlive(firstPid)).toBe(true);
@@ -122,7 +124,7 @@ describe.skipIf(!haveRedis || !existsSync(DAEMON_MAIN))('cache instances across 
     expect(await withRedis(uri, (r) => r.get('survives'))).toBe('daemon restarts');
     expect(await withRedis(uri, (r) => r.get('after-adoption'))).toBe('written');
 
-    // With PLATFORM_CACHE_STOP_ON_EXIT=1 a graceful stop also stops the servers.
+    // By default (here explicitly PLATFORM_CACHE_STOP_ON_EXIT=1) a graceful stop also stops the servers.
     current.child.kill('SIGTERM');
     await current.exited;
     await waitFor('the server to stop with the daemon', async () => (pidAlive(secondPid) ? undefined : true), 10_000);

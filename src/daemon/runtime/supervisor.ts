@@ -21,7 +21,8 @@ export interface SupervisorHooks {
   currentRevision(key: string): string | undefined;
   /** Everything needed to start that revision; throws (for example a quota refusal) to refuse the start. */
   plan(key: string, revision: string | undefined): Promise<LaunchPlan>;
-  log(key: string, line: LogLine): void;
+  /** Persists a line; false when the store is behind and refuses it (never for `force` lines). */
+  log(key: string, line: LogLine, force: boolean): boolean;
   /** An instance exited without being asked to. */
   crashed(key: string, message: string): void;
   instanceStarted(key: string, info: { id: string; revision: string; pid?: number; container?: string; port: number }): void;
@@ -71,6 +72,9 @@ const MAX_EAGER_RESTARTS = 6;
  */
 export class Supervisor {
   private readonly slots = new Map<string, Slot>();
+  /** Every instance this daemon started and has not seen exit, whatever its slot thinks. */
+  private readonly running = new Set<Live>();
+  private closed = false;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -148,10 +152,38 @@ export class Supervisor {
     if (live) await this.stop(live, why);
   }
 
+  /**
+   * Daemon stop: stops every instance this daemon started, at once and in parallel, including
+   * ones still starting or being replaced (a starting one would otherwise hold the stop for its
+   * whole health wait and a replaced one would be nobody's); later launches are refused.
+   */
   async stopAll(): Promise<void> {
+    this.closed = true;
     clearInterval(this.sweeper);
-    await Promise.all([...this.slots.keys()].map((k) => this.remove(k)));
+    for (const slot of this.slots.values()) {
+      slot.removed = true;
+      clearTimeout(slot.restartTimer);
+    }
+    this.slots.clear();
+    await Promise.all([...this.running].map((live) => this.stop(live, 'the daemon is stopping')));
+    process.off('exit', this.killOnExit);
   }
+
+  /**
+   * Last resort when the daemon exits before stopAll finished (its stop deadline passed): the
+   * process groups of instances still running are killed synchronously, so none outlives it.
+   * Containers are left to the next start's reap (stopping one needs the engine, asynchronously).
+   */
+  private readonly killOnExit = () => {
+    for (const live of this.running) {
+      if (!live.run.pid) continue;
+      try {
+        process.kill(-live.run.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  };
 
   private slot(key: string): Slot {
     let s = this.slots.get(key);
@@ -176,10 +208,11 @@ export class Supervisor {
   }
 
   private async launch(slot: Slot, revision: string | undefined): Promise<Live> {
+    if (this.closed) throw new Error('the daemon is stopping');
     const plan = await this.hooks.plan(slot.key, revision);
     const port = await this.ports.take();
     const id = `${plan.revision}-${randomBytes(3).toString('hex')}`;
-    const logs = new LogCapture(id, plan.revision, (line) => this.hooks.log(slot.key, line));
+    const logs = new LogCapture(id, plan.revision, (line, force) => this.hooks.log(slot.key, line, force));
     const secret = newInstanceSecret();
     let run: RunningInstance;
     try {
@@ -189,10 +222,17 @@ export class Supervisor {
       this.ports.release(port);
       throw e;
     }
+    if (this.closed) {
+      this.ports.release(port);
+      await run.stop();
+      throw new Error('the daemon is stopping');
+    }
     logs.attach(run.stdout, 'stdout');
     logs.attach(run.stderr, 'stderr');
     logs.push('system', `instance ${id} starting on 127.0.0.1:${port}`);
     const live: Live = { id, port, secret, revision: plan.revision, run, logs, stopping: false, healthy: false, startedAt: Date.now() };
+    if (this.running.size === 0) process.on('exit', this.killOnExit);
+    this.running.add(live);
     this.hooks.instanceStarted(slot.key, { id, revision: plan.revision, pid: run.pid, container: run.container, port });
     void run.exited.then((r) => this.exited(slot, live, r));
     try {
@@ -218,6 +258,8 @@ export class Supervisor {
   }
 
   private exited(slot: Slot, live: Live, r: { code: number | null; signal: string | null }): void {
+    this.running.delete(live);
+    if (this.running.size === 0) process.off('exit', this.killOnExit);
     this.ports.release(live.port);
     this.hooks.instanceStopped(slot.key, live.id);
     const how = r.signal ? `signal ${r.signal}` : `exit code ${r.code}`;

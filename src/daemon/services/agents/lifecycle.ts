@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LogLine } from '../../../api/agents.js';
 import type { AreaContext } from '../../area.js';
 import { isoNow } from '../../clock.js';
 import type { Db } from '../../store/db.js';
@@ -21,6 +20,7 @@ import { buildCause, clampTimeout } from './view.js';
 import { failBuild, failRevision, revisionServes, rollRevision, settleFailure } from './revisions.js';
 import { refusedEnvGroup } from './env-rules.js';
 import { takeBoundSecrets } from './bound-secrets.js';
+import { LogWriter, pruneLogsInChunks } from './log-writer.js';
 import type { AgentConfig } from '../../../api/agents.js';
 
 /** Spec 1 §8.4 instance sizes (medium is the default). */
@@ -49,7 +49,7 @@ export class AgentRuntime {
   private readonly queue: BuildQueue;
   private readonly aborts = new Map<string, AbortController>();
   private readonly buildLogs = new Map<string, BuildLog>();
-  private pendingLogs: { agentId: string; line: LogLine }[] = [];
+  private readonly logWriter: LogWriter;
   private readonly timers: NodeJS.Timeout[] = [];
   private stopped = false;
 
@@ -64,7 +64,7 @@ export class AgentRuntime {
         return a?.serving_revision ?? a?.latest_revision ?? undefined;
       },
       plan: async (id, revision) => this.plan(id, revision),
-      log: (id, line) => this.queueLog(id, line),
+      log: (id, line, force) => this.logWriter.offer(id, line, force),
       crashed: (id, message) => {
         const a = agentStore.byId(ctx.db, id);
         if (a) agentStore.update(ctx.db, id, { message }, isoNow(ctx.clock));
@@ -74,6 +74,7 @@ export class AgentRuntime {
       instanceStopped: (_id, instance) => agentStore.deleteInstance(ctx.db, instance),
     });
     this.queue = new BuildQueue(w.buildConcurrency, (id) => this.runBuild(id));
+    this.logWriter = new LogWriter(ctx.db);
   }
 
   /** Start-up reconcile (daemon restart): reap leftovers, resume builds, finish deploys. */
@@ -100,7 +101,7 @@ export class AgentRuntime {
       if (a.state === 'building' && !agentStore.activeBuild(db, a.id)) settleFailure(this.ctx, a.id, 'the build was interrupted by a daemon restart; redeploy to build again');
     }
     const w = this.ctx.config.workloads;
-    this.every(250, () => this.flushLogs());
+    this.every(250, () => this.logWriter.schedule());
     this.every(Math.max(200, Math.min(60_000, w.buildQueueWaitMs / 4)), () => this.expireQueuedBuilds());
     this.pruneLogs();
     this.every(3_600_000, () => this.pruneLogs());
@@ -336,32 +337,14 @@ export class AgentRuntime {
     };
   }
 
-  private queueLog(agentId: string, line: LogLine): void {
-    this.pendingLogs.push({ agentId, line });
-    if (this.pendingLogs.length >= 500) this.flushLogs();
-  }
-
-  /** Persists captured lines in batches: one transaction per flush keeps logging cheap. */
+  /** Persists every queued line now (history reads, daemon stop). */
   flushLogs(): void {
-    if (!this.pendingLogs.length) return;
-    const batch = this.pendingLogs;
-    this.pendingLogs = [];
-    const { db } = this.ctx;
-    if (!db.open) return;
-    tx(db, () => {
-      for (const { agentId, line } of batch) {
-        try {
-          agentStore.insertLogs(db, agentId, [line]);
-        } catch {
-          // the agent was deleted meanwhile: its lines go with it
-        }
-      }
-    });
+    this.logWriter.flush();
   }
 
   private pruneLogs(): void {
     const before = new Date(this.ctx.clock.now() - this.ctx.config.workloads.logRetentionMs).toISOString();
-    agentStore.pruneLogs(this.ctx.db, before);
+    pruneLogsInChunks(this.ctx.db, before).catch((e: Error) => this.ctx.log.warn('log retention sweep failed', { error: e.message }));
   }
 
   /** A build that never reaches a builder slot fails after the queue wait (spec 1 §3, §8.5). */

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import { agentRoutes } from '../../../api/agents.js';
+import { agentRoutes, type LogLine } from '../../../api/agents.js';
 import type { Area, AreaContext } from '../../area.js';
 import type { ServerResponse } from 'node:http';
 import { HANDLED, sendJson, type Router } from '../../http/router.js';
@@ -150,6 +150,8 @@ function buildLog(d: svc.Deps, build: BuildRow, follow: boolean, res: ServerResp
  * (scale to zero, crash, new revision) the tail moves on to the next one, as `gcloud run
  * services logs tail` does.
  */
+const FOLLOW_UNSENT_BYTES = 1024 * 1024;
+
 function liveLogs(d: svc.Deps, agentId: string, name: string, follow: boolean, res: ServerResponse): void {
   res.statusCode = 200;
   res.setHeader('Content-Type', 'text/plain; charset=utf-8');
@@ -167,12 +169,23 @@ function liveLogs(d: svc.Deps, agentId: string, name: string, follow: boolean, r
   res.flushHeaders();
   let current: LogCapture | undefined;
   let unfollow: (() => void) | undefined;
+  // A follower that reads more slowly than the instance logs must not make the daemon buffer
+  // without end: past FOLLOW_UNSENT_BYTES waiting in the socket, lines are skipped and counted.
+  let skipped = 0;
+  const send = (l: LogLine) => {
+    if (res.writableLength > FOLLOW_UNSENT_BYTES) {
+      skipped++;
+      return;
+    }
+    if (skipped) {
+      res.write(`${new Date().toISOString()} ${l.instance} system: ${skipped} line${skipped === 1 ? '' : 's'} not sent: this client reads more slowly than the instance logs\n`);
+      skipped = 0;
+    }
+    res.write(formatLogLine(l));
+  };
   const attach = (capture: LogCapture) => {
     current = capture;
-    unfollow = capture.follow(
-      (l) => res.write(formatLogLine(l)),
-      () => (unfollow = undefined),
-    );
+    unfollow = capture.follow(send, () => (unfollow = undefined));
   };
   if (first) attach(first);
   // A new instance has no event to wait on here; a light poll finds it (live logs are for people).
@@ -180,7 +193,7 @@ function liveLogs(d: svc.Deps, agentId: string, name: string, follow: boolean, r
     if (unfollow) return;
     const next = d.rt.supervisor.live(agentId);
     if (!next || next === current) return;
-    for (const l of next.lines()) res.write(formatLogLine(l));
+    for (const l of next.lines()) send(l);
     attach(next);
   }, 200);
   res.on('close', () => {

@@ -407,7 +407,9 @@ export function logHistory(d: Deps, principal: Principal, name: string, query: {
   const sinceMs = query.since ? Date.parse(query.since) : NaN;
   const since = Number.isFinite(sinceMs) ? new Date(sinceMs).toISOString() : undefined;
   d.rt.flushLogs();
-  const lines = agentStore.logHistory(d.ctx.db, agent.id, limit, since);
+  // Lines past retention are never shown, whether or not the chunked sweep reached them yet.
+  const kept = new Date(d.ctx.clock.now() - d.ctx.config.workloads.logRetentionMs).toISOString();
+  const lines = agentStore.logHistory(d.ctx.db, agent.id, limit, since && since > kept ? since : kept);
   const notes = [`newest ${limit} lines at most, oldest first; kept ${Math.round(d.ctx.config.workloads.logRetentionMs / 86_400_000)} days`];
   if (query.since && !since) notes.push(`since ${JSON.stringify(query.since)} is not RFC 3339 and was ignored`);
   return { agent: name, lines, count: lines.length, note: notes.join('; ') };

@@ -15,7 +15,10 @@ export interface CacheConfig {
   requestTimeoutMs: number;
   /** Test knob: delay before the restart that applies a rotated password (default 0: at once). */
   rotateRestartDelayMs: number;
-  /** Stop instances on a graceful daemon stop instead of leaving them for re-adoption. */
+  /**
+   * Stop instances on a graceful daemon stop (default, issue 16: `daemon stop` stops everything
+   * the daemon started); off (`PLATFORM_CACHE_STOP_ON_EXIT=0`) leaves them for re-adoption.
+   */
   stopOnExit: boolean;
 }
 
@@ -34,6 +37,6 @@ export function cacheConfig(env: NodeJS.ProcessEnv): CacheConfig {
     // The spec names the setting REQUEST_TIMEOUT_SECONDS; the prefixed millisecond form is for tests.
     requestTimeoutMs: num(env.PLATFORM_CACHE_REQUEST_TIMEOUT_MS, num(env.REQUEST_TIMEOUT_SECONDS, 30) * 1000),
     rotateRestartDelayMs: num(env.PLATFORM_CACHE_ROTATE_RESTART_DELAY_MS, 0),
-    stopOnExit: env.PLATFORM_CACHE_STOP_ON_EXIT === '1' || env.PLATFORM_CACHE_STOP_ON_EXIT === 'true',
+    stopOnExit: !['0', 'false', 'no', 'off'].includes((env.PLATFORM_CACHE_STOP_ON_EXIT ?? '').toLowerCase()),
   };
 }

@@ -73,7 +73,7 @@ export class CacheService {
   }
 
   private spec(row: InstanceRow): InstanceSpec {
-    return { ...this.launchSpec(row), passwords: row.previous_password ? [row.password, row.previous_password] : [row.password] };
+    return { ...this.launchSpec(row), passwords: row.previous_password ? [row.password, row.previous_password] : [row.password], appendOnly: row.persistence_enabled === 1 };
   }
 
   private writeFiles(row: InstanceRow, projectShort: string): void {
@@ -373,7 +373,10 @@ export class CacheService {
     }
   }
 
-  /** Graceful daemon stop: servers keep running for re-adoption unless stopOnExit is set. */
+  /**
+   * Graceful daemon stop: servers stop with the daemon and save their data first (the next
+   * daemon starts them again from it); with stopOnExit off they keep running for re-adoption.
+   */
   async stop(): Promise<void> {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();

@@ -1,11 +1,15 @@
 import type { CacheConfig } from './config.js';
 import type { Logger } from '../../logger.js';
 import { tail, type CacheDriver, type LaunchSpec, type ServerHandle } from './driver.js';
-import { pingWithPassword } from './resp.js';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pingWithPassword, redisPipeline } from './resp.js';
 
 export interface InstanceSpec extends LaunchSpec {
   /** Passwords the running server may accept, newest first (a rotation in flight adds the old one). */
   passwords: string[];
+  /** Persistence on: the append-only file holds the data; off: a daemon stop saves a snapshot. */
+  appendOnly: boolean;
 }
 
 /** What the supervisor saw; the service turns it into the instance's state and message. */
@@ -109,6 +113,19 @@ class Runner {
     });
   }
 
+  /**
+   * Asks the server to save and exit (SHUTDOWN SAVE; SHUTDOWN with the append-only file, which
+   * redis fsyncs on the way out) and waits for it, so the next daemon starts it with its data.
+   */
+  private async shutdownSaving(h: ServerHandle): Promise<void> {
+    if (this.phase !== 'up' || !this.password) return;
+    await redisPipeline('127.0.0.1', this.spec.port, [['AUTH', 'default', this.password], this.spec.appendOnly ? ['SHUTDOWN'] : ['SHUTDOWN', 'SAVE']], STOP_GRACE_MS).catch(
+      () => undefined, // the server closes the connection instead of answering SHUTDOWN
+    );
+    const deadline = Date.now() + STOP_GRACE_MS;
+    while (Date.now() < deadline && (await this.deps.driver.alive(h))) await sleep(20);
+  }
+
   private async launch(message = 'starting the server'): Promise<void> {
     this.report({ phase: 'starting', message });
     const { driver, config } = this.deps;
@@ -142,6 +159,9 @@ class Runner {
   }
 
   private up(password: string): void {
+    // The snapshot a daemon stop saved is loaded once the server answers: without persistence a
+    // later crash must start empty (as any restart of such an instance does), not from it.
+    if (!this.spec.appendOnly) void rm(join(this.spec.paths.data, 'dump.rdb'), { force: true }).catch(() => undefined);
     this.password = password;
     this.upSince = Date.now();
     this.failedPings = 0;
@@ -224,8 +244,11 @@ class Runner {
     });
   }
 
-  /** Stops supervising; `kill` also stops the server (delete, or daemon stop with stopOnExit). */
-  async stop(kill: boolean): Promise<void> {
+  /**
+   * Stops supervising; `kill` also stops the server (delete, or daemon stop with stopOnExit),
+   * `save` first has it save its data (daemon stop).
+   */
+  async stop(kill: boolean, save = false): Promise<void> {
     clearInterval(this.monitor);
     clearTimeout(this.restartTimer);
     const pending = this.chain;
@@ -233,7 +256,10 @@ class Runner {
     await pending;
     const h = this.handle;
     this.handle = undefined;
-    if (kill && h) await this.deps.driver.stop(h, STOP_GRACE_MS);
+    if (kill && h) {
+      if (save) await this.shutdownSaving(h);
+      await this.deps.driver.stop(h, STOP_GRACE_MS);
+    }
   }
 }
 
@@ -283,6 +309,6 @@ export class Supervisor {
     this.closed = true;
     const all = [...this.runners.values()];
     this.runners.clear();
-    await Promise.all(all.map((r) => r.stop(kill)));
+    await Promise.all(all.map((r) => r.stop(kill, kill)));
   }
 }
