@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { Agent, FormData, fetch } from 'undici';
@@ -153,6 +153,10 @@ with zipfile.ZipFile(sys.argv[1] + "/tinywheel-0.1-py3-none-any.whl", "w") as z:
 `;
   const r = spawnSync('python3', ['-c', script, dir]);
   if (r.status !== 0) throw new Error(`could not write the wheel: ${r.stderr}`);
+  // mkdtemp makes the folder 0700; a root daemon's sandboxed pip runs as nobody and must read it,
+  // as it must any wheel folder an operator names (docs/decisions/agents.md).
+  chmodSync(dir, 0o755);
+  for (const f of readdirSync(dir)) chmodSync(join(dir, f), 0o644);
   return dir;
 }
 

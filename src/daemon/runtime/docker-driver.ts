@@ -55,6 +55,8 @@ export class DockerDriver implements Driver {
       if (spec.framework === 'container') {
         if (!spec.files.some((f) => f.path === 'Dockerfile')) throw new BuildFailure('the container framework needs a Dockerfile at the top of the source\n');
         cpSync(join(context, 'src'), join(context, 'ctx'), { recursive: true });
+        // The daemon's umask 077 would leave COPY'd files unreadable to a container run as nobody.
+        readableTree(join(context, 'ctx'));
         dockerfile = 'Dockerfile';
       } else {
         const runtime = (spec.runtime ?? 'python') as Runtime;

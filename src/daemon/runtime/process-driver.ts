@@ -66,10 +66,13 @@ export class ProcessDriver implements Driver {
     } catch (e) {
       throw new BuildFailure(`${(e as Error).message}\n`);
     }
+    // A root daemon's sandboxed steps run as nobody: the revision is theirs from the start (the
+    // daemon's umask 077 leaves what it writes unreadable to anyone else).
+    if (sandbox && runsAsRoot()) chownTree(dir);
     const venv = await this.pythonEnv(dir, output, signal, sandbox, spec.pip);
     const cmd = await this.commands(spec.framework, spec.runtime, dir, venv);
     await cmd.prepare?.(dir);
-    // A root daemon's sandboxed steps run as nobody: the revision (and the Go cache) are theirs.
+    // What prepare added (shims, helpers) is theirs too.
     if (sandbox && runsAsRoot()) chownTree(dir);
     if (cmd.build) {
       // The agent harness's build is its --check: a missing framework package fails here,
