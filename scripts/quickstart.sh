@@ -7,6 +7,15 @@ cd "$(dirname "$0")/.."
 if [ ! -d node_modules ]; then
   if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 fi
+# Workloads run inside a bubblewrap sandbox; the daemon refuses to run them unsandboxed unless told
+# to (`daemon start --isolation none`), so install it where we can.
+if ! command -v bwrap >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends bubblewrap) >&2
+  else
+    echo "bubblewrap (bwrap) is missing: install it (apt-get install bubblewrap), or run 'platform daemon start --isolation none' first" >&2
+  fi
+fi
 npm run build
 ./bin/run.js daemon start
 ./bin/run.js whoami
