@@ -9,6 +9,7 @@ import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
+import { handleClientErrors } from './http/client-errors.js';
 
 export interface RunningDaemon {
   url: string;
@@ -32,8 +33,24 @@ export async function startDaemon(config: DaemonConfig, opts: { clock?: Clock; l
   const app = createApp({ db, config, areas: allAreas(), signingKey: loadSigningKey(paths), clock, log });
   await bootstrap(db, clock, paths, config.admin);
   await app.start();
-  const server = createServer(app.handler);
+  const server = createServer(
+    {
+      headersTimeout: config.http.headersTimeoutSeconds * 1000,
+      // Bounds receiving the request only: Node stops the clock once the request is complete, so
+      // streamed responses (logs --follow, NDJSON invoke) run as long as their own limits allow.
+      requestTimeout: config.http.requestTimeoutSeconds * 1000,
+      // Node checks those timeouts on this interval (30 s by default, longer than the timeouts).
+      connectionsCheckingInterval: 1_000,
+    },
+    app.handler,
+  );
   server.keepAliveTimeout = 5_000;
+  server.maxConnections = config.http.maxConnections;
+  handleClientErrors(server, log, {
+    headersSeconds: config.http.headersTimeoutSeconds,
+    requestSeconds: config.http.requestTimeoutSeconds,
+    allowedMethods: (path) => app.router.allowedMethods(path),
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
