@@ -19,10 +19,10 @@ describe('a cut NDJSON stream', () => {
   it('ends with an error line naming the timeout, after the lines already sent', async () => {
     const files = langgraphSample().map((e) =>
       e.name === 'agent.py'
-        ? { ...e, content: e.content.replace('def tools(state):\n', 'def tools(state):\n    import time\n    if state["messages"][-2]["content"] == "slow":\n        time.sleep(6)\n') }
+        ? { ...e, content: (e.content ?? '').replace('def tools(state):\n', 'def tools(state):\n    import time\n    if state["messages"][-2]["content"] == "slow":\n        time.sleep(6)\n') }
         : e,
     );
-    expect(files.find((e) => e.name === 'agent.py')!.content).toContain('time.sleep(6)');
+    expect(files.find((e) => e.name === 'agent.py')?.content).toContain('time.sleep(6)');
     const r = await deployForm(d, token, { name: 'sleepy', framework: 'langgraph', config: '{"timeout_seconds":2}' }, archive(files));
     expect(r.status, JSON.stringify(r.body)).toBe(202);
     await waitState(d, token, 'sleepy', 'ready');
