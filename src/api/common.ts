@@ -20,12 +20,7 @@ export const PageQuery = z.object({
 export type PageQuery = z.infer<typeof PageQuery>;
 
 export const Uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a UUID');
-export const Email = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .max(254)
-  .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be an e-mail address');
+
 export const Role = z.enum(['admin', 'member']);
 export const PlatformRole = z.enum(['admin', 'user']);
 export const Timestamp = z.string().describe('RFC 3339');
@@ -66,3 +61,13 @@ export const printable = <T extends z.ZodType<string>>(schema: T) =>
 /** Strict base64 (RFC 4648 §4): standard alphabet, padded, canonical. */
 export const isStrictBase64 = (s: string) =>
   s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s) && Buffer.from(s, 'base64').toString('base64') === s;
+
+/** An e-mail address names a person: the same printable rule as every other name (NUL is not \s). */
+export const Email = printable(
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .max(254)
+    .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be an e-mail address'),
+);

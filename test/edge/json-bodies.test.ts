@@ -149,6 +149,8 @@ describe('names and display names refuse control characters and lone surrogates'
     ['subscription display name', (v) => d.api('POST', `/v1/projects/${p}/topics/t/subscriptions`, { token: c.admin.token, body: { name: 'named', display_name: v } })],
     ['message key', (v) => d.api('POST', `/v1/projects/${p}/topics/t:publish`, { token: c.admin.token, body: { messages: [{ text: 'x', key: v }] } })],
     ['attribute name', (v) => d.api('POST', `/v1/projects/${p}/topics/t:publish`, { token: c.admin.token, body: { messages: [{ text: 'x', attributes: { [v]: '1' } }] } })],
+    ['member e-mail', (v) => d.api('POST', `/v1/projects/${p}/members`, { token: c.admin.token, body: { email: `${v}@example.test` } })],
+    ['user e-mail', async (v) => d.api('POST', '/v1/users', { token: await d.adminToken(), body: { email: `${v}@example.test` } })],
     ['index name', (v) => d.api('POST', idx(p), { token: c.admin.token, body: { name: v } })],
     ['secret name', (v) => d.api('POST', `/v1/projects/${p}/secrets`, { token: c.admin.token, body: { name: v, value: 'x' } })],
     ['memorystore name', (v) => d.api('POST', `/v1/projects/${p}/memorystores`, { token: c.admin.token, body: { name: v } })],
