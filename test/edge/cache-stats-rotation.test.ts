@@ -29,4 +29,21 @@ describe.skipIf(!haveRedis)('cache stats during a credential rotation', () => {
     }
     expect(statuses.every((s) => s === 200), statuses.join(',')).toBe(true);
   });
+
+  it('back-to-back rotations: stats keep answering 200 and the last password is the one in force', async () => {
+    const statuses: number[] = [];
+    let last = '';
+    for (let round = 0; round < 3; round++) {
+      const rotations = [1, 2].map(() => d.api('POST', `${base(c.project.id)}/rot/rotate-credential`, { token: c.admin.token }));
+      for (let i = 0; i < 8; i++) statuses.push((await d.api('GET', `${base(c.project.id)}/rot/stats`, { token: c.member.token })).status);
+      const done = await Promise.all(rotations);
+      for (const r of done) expect(r.status).toBe(200);
+      last = (d.db.prepare('SELECT password FROM cache_instances WHERE project_id = ? AND name = ?').get(c.project.id, 'rot') as { password: string }).password;
+      await waitState(d, c.admin.token, c.project.id, 'rot');
+    }
+    expect(statuses.every((s) => s === 200), statuses.join(',')).toBe(true);
+    const row = d.db.prepare('SELECT port FROM cache_instances WHERE project_id = ? AND name = ?').get(c.project.id, 'rot') as { port: number };
+    const { authedCommand } = await import('../../src/daemon/services/cache/resp.js');
+    expect(await authedCommand(row.port, last, ['PING'], 2_000)).toBe('PONG');
+  });
 });
