@@ -41,7 +41,6 @@ export interface App {
 }
 
 const REQUEST_ID_HEADER = 'X-Request-Id';
-export { newRequestId };
 
 /**
  * Builds the daemon's HTTP application from its areas. Order of work per request: request id,
