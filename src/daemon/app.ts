@@ -115,6 +115,13 @@ export function createApp(deps: AppDeps): App {
 }
 
 function sendError(req: IncomingMessage, res: ServerResponse, err: unknown, requestId: string, log: Logger): void {
+  if (clientGone(req, res)) {
+    // The client hung up mid-request (an aborted upload): nothing to answer, nothing broken,
+    // whatever error the half-read request caused.
+    log.info('client closed the connection mid-request', { request_id: requestId, method: req.method, path: pathOf(req.url) });
+    res.destroy();
+    return;
+  }
   let status = 500;
   let message = 'internal error';
   let headers: Record<string, string> = {};
@@ -125,11 +132,6 @@ function sendError(req: IncomingMessage, res: ServerResponse, err: unknown, requ
   } else if (err instanceof ZodError) {
     status = 400;
     message = describeIssue(err.issues[0]!, 'body');
-  } else if (clientGone(req, err)) {
-    // The client hung up mid-request (an aborted upload): nothing to answer, nothing broken.
-    log.info('client closed the connection mid-request', { request_id: requestId, method: req.method, path: pathOf(req.url) });
-    res.destroy();
-    return;
   } else {
     log.error('unhandled error', { request_id: requestId, method: req.method, url: req.url, error: String((err as Error)?.stack ?? err) });
   }
@@ -147,11 +149,8 @@ function sendError(req: IncomingMessage, res: ServerResponse, err: unknown, requ
 const bodyStillComing = (req: IncomingMessage) =>
   !req.complete && (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0);
 
-/** Whether a failure only means the peer went away: a reset or an aborted request body. */
-function clientGone(req: IncomingMessage, err: unknown): boolean {
-  const code = (err as { code?: string } | undefined)?.code;
-  return code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (req.destroyed && !req.complete);
-}
+/** Whether the peer went away before its request was complete (an aborted upload). */
+const clientGone = (req: IncomingMessage, res: ServerResponse) => !req.complete && (req.destroyed || res.destroyed || req.socket?.destroyed === true);
 
 /** The path part of a target for a log line: no query (it may carry tokens), bounded. */
 const pathOf = (url: string | undefined) => (url ?? '').split('?', 1)[0]!.slice(0, 200);

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -184,20 +184,31 @@ describe.skipIf(!existsSync(DAEMON_MAIN))('HTTP edge over a raw socket (spawned 
     expect(Date.now() - t0).toBeGreaterThanOrEqual(3_000);
   });
 
-  it('a client that aborts mid-body is one short log line, not an unhandled error', async () => {
+  it.each([
+    ['a JSON body', `Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"slug":"ab`, '/v1/projects'],
+    [
+      'a deploy upload',
+      'Content-Type: multipart/form-data; boundary=XX\r\nContent-Length: 100000\r\n\r\n--XX\r\nContent-Disposition: form-data; name="name"\r\n\r\nabc\r\n--XX\r\nContent-Disposition: form-data; name="code"; filename="c.tgz"\r\n\r\nsome bytes',
+      '/v1/agents?project=edge',
+    ],
+  ])('a client that aborts mid-body (%s) is one short log line, not an unhandled error', async (_what, rest, path) => {
     const before = d.stderr().length;
-    const head = `POST /v1/projects HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"slug":"ab`;
+    const head = `POST ${path} HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${token}\r\n${rest}`;
     let sock: Socket | undefined;
     const x = rawExchange(port, [head], { waitMs: 1_000, onSocket: (s) => (sock = s) });
     await new Promise((r) => setTimeout(r, 200));
     sock!.destroy();
     await x;
     await waitUntil(() => /mid-request/.test(d.stderr().slice(before)));
+    await new Promise((r) => setTimeout(r, 200));
     const logged = d.stderr().slice(before);
     expect(logged).not.toMatch(/unhandled error|    at /);
     const lines = logged.split('\n').filter((l) => /mid-request/.test(l));
     expect(lines).toHaveLength(1);
     expect(lines[0]!.length).toBeLessThan(300);
+    // Nothing of a half-received upload is left behind.
+    const uploads = join(home, 'builds', 'uploads');
+    if (existsSync(uploads)) expect(readdirSync(uploads)).toEqual([]);
     await alive();
   });
 
