@@ -124,6 +124,7 @@ class Runner {
       exitedWith = why;
       if (this.handle === handle) void this.crashed(handle, why);
     });
+    const startedWith = this.spec.passwords[0]!;
     const deadline = Date.now() + config.startTimeoutMs;
     while (!this.stopped && Date.now() < deadline) {
       if (exitedWith) {
@@ -131,10 +132,11 @@ class Runner {
         const why = (await tail(this.spec.paths.stderr)) || (await tail(this.spec.paths.log));
         return this.fail(`provisioning failed: ${exitedWith} during start${why ? `: ${why}` : ''}`);
       }
-      // Read the spec on every probe: a rotation during this start rewrote redis.conf and updated
-      // the spec, so the server may come up with a password newer than the one this start began with.
-      const password = this.spec.passwords[0]!;
-      if (await pingWithPassword(this.spec.port, password, PING_TIMEOUT_MS)) return this.up(password);
+      // The server holds the password redis.conf had when it read it: the one this start began
+      // with, or a newer one when a rotation rewrote the file (and updated the spec) meanwhile.
+      for (const password of new Set([this.spec.passwords[0]!, startedWith])) {
+        if (await pingWithPassword(this.spec.port, password, PING_TIMEOUT_MS)) return this.up(password);
+      }
       await sleep(25);
     }
     if (this.stopped) return;
