@@ -49,6 +49,8 @@ class Runner {
   private failedPings = 0;
   private restartTimer?: NodeJS.Timeout;
   private readonly monitor: NodeJS.Timeout;
+  /** The last spec handed to update or restart: specs arrive newest last. */
+  private newest?: InstanceSpec;
 
   constructor(
     private spec: InstanceSpec,
@@ -212,12 +214,18 @@ class Runner {
    */
   update(spec: InstanceSpec): void {
     this.spec = spec;
+    this.newest = spec;
   }
 
-  /** Planned restart with new settings (a rotated password): stop the old server, start the new. */
+  /**
+   * Planned restart with new settings (a rotated password): stop the old server, start the new.
+   * Restarts wait their turn; when one runs, the newest spec received wins over the one it was
+   * queued with (a later rotation's), so a start never expects a password redis.conf no longer holds.
+   */
   restart(spec: InstanceSpec, message: string): Promise<void> {
+    this.newest = spec;
     return this.run(async () => {
-      this.spec = spec;
+      this.spec = this.newest ?? spec;
       clearTimeout(this.restartTimer);
       this.report({ phase: 'starting', message });
       const old = this.handle;
