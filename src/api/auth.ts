@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { route } from './contract.js';
-import { PlatformRole, Timestamp, Uuid } from './common.js';
+import { PlatformRole, Timestamp, Uuid, printable } from './common.js';
 
 export const LoginBody = z.strictObject({ email: z.string(), password: z.string() });
 export const LoginResponse = z.object({
@@ -31,7 +31,7 @@ export const ExpiresInDays = z
   .refine((n) => n === 0 || (n >= 1 && n <= 3650), 'must be 0 (never) or between 1 and 3650');
 
 export const CreateKeyBody = z.strictObject({
-  display_name: z.string().trim().min(1).max(100),
+  display_name: printable(z.string().trim().min(1).max(100)),
   expires_in_days: ExpiresInDays.optional(),
 });
 

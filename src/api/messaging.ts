@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { HealthDependency } from './health.js';
 import { MiB, route, withProjectIdRule } from './contract.js';
-import { PageQuery, Timestamp } from './common.js';
+import { PageQuery, Timestamp, isStrictBase64, printable, printableTextProblem } from './common.js';
 import { ProjectParams } from './projects.js';
 import { parseBytes, parseDuration } from './quantity.js';
 
@@ -20,6 +20,8 @@ const ResourceName = z
   .min(1, 'name is required')
   .max(63, 'must be at most 63 characters')
   .regex(NAME_RULE, 'must be lowercase letters, digits and hyphens, start with a letter and end with a letter or digit');
+
+const DisplayName = printable(z.string().max(1024));
 
 const Quantity = z.string().refine((v) => parseBytes(v) !== undefined, 'not a valid quantity (use a binary size such as 16Mi or 1Gi)');
 const Duration = z.string().refine((v) => parseDuration(v) !== undefined, 'not a valid duration (use for example 24h, 30m or 1h30m; empty means none)');
@@ -104,14 +106,14 @@ export const SubscriptionParams = TopicParams.extend({ sub: z.string() });
 
 export const TopicCreate = z.strictObject({
   name: ResourceName,
-  display_name: z.string().max(1024).optional(),
+  display_name: DisplayName.optional(),
   max_bytes: Quantity.optional(),
   max_age: Duration.optional(),
   discard: Discard.optional(),
 });
 export const TopicPatch = z.strictObject({
   name: z.unknown().optional(),
-  display_name: z.string().max(1024).optional(),
+  display_name: DisplayName.optional(),
   max_bytes: Quantity.optional(),
   max_age: Duration.optional(),
   discard: Discard.optional(),
@@ -129,7 +131,7 @@ const DeadLetterInput = z.strictObject({
 
 export const SubscriptionCreate = z.strictObject({
   name: ResourceName,
-  display_name: z.string().max(1024).optional(),
+  display_name: DisplayName.optional(),
   type: SubscriptionType.optional(),
   ack_deadline_seconds: Int.min(1, 'ack deadline must be between 1 and 600 seconds').max(600, 'ack deadline must be between 1 and 600 seconds').optional(),
   max_deliver: Int.min(0, 'max_deliver must not be negative').optional(),
@@ -143,7 +145,7 @@ export const SubscriptionPatch = z.strictObject({
   topic: z.unknown().optional(),
   type: z.unknown().optional(),
   start_from: z.unknown().optional(),
-  display_name: z.string().max(1024).optional(),
+  display_name: DisplayName.optional(),
   ack_deadline_seconds: Int.min(1, 'ack deadline must be between 1 and 600 seconds').max(600, 'ack deadline must be between 1 and 600 seconds').optional(),
   max_deliver: Int.min(0, 'max_deliver must not be negative').optional(),
   max_ack_pending: Int.min(1, 'must be at least 1').max(1_000_000, 'must be at most 1000000').optional(),
@@ -151,24 +153,22 @@ export const SubscriptionPatch = z.strictObject({
   dead_letter: DeadLetterInput.optional(),
 });
 
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-export const isBase64 = (s: string) => BASE64.test(s) && (s.includes('=') ? s.length % 4 === 0 : s.length % 4 !== 1);
 
 export const PublishMessage = z
   .strictObject({
     text: z.string().optional(),
-    data: z.string().refine(isBase64, 'data is not valid base64').optional(),
+    data: z.string().refine(isStrictBase64, 'data is not valid base64 (standard alphabet with = padding, RFC 4648)').optional(),
     attributes: z
       .record(z.string(), z.string())
       .superRefine((rec, ctx) => {
         for (const k of Object.keys(rec)) {
-          if (k === '' || /[\r\n]/.test(k)) {
-            ctx.addIssue({ code: 'custom', message: `bad attribute name ${JSON.stringify(k)}: names must be non-empty and on a single line` });
+          if (k === '' || printableTextProblem(k)) {
+            ctx.addIssue({ code: 'custom', message: `bad attribute name ${JSON.stringify(k)}: names must be non-empty, on a single line and without control characters` });
           }
         }
       })
       .optional(),
-    key: z.string().max(1024).optional(),
+    key: printable(z.string().max(1024)).optional(),
   })
   .refine((m) => !(m.text && m.data), 'set either text or data, not both');
 export type PublishMessage = z.infer<typeof PublishMessage>;

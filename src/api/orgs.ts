@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { route } from './contract.js';
-import { Email, PageQuery, Role, Timestamp, Uuid } from './common.js';
+import { Email, PageQuery, Role, Timestamp, Uuid, printable } from './common.js';
 
 /** Slugs of organizations and projects: a lowercase DNS label (they appear in hostnames). */
 export const Slug = z
@@ -44,7 +44,7 @@ export const orgRoutes = {
     path: '/v1/orgs',
     summary: 'Create an organization (platform admin)',
     auth: 'platform-admin',
-    body: z.strictObject({ slug: Slug, name: z.string().trim().min(1).max(200).optional() }),
+    body: z.strictObject({ slug: Slug, name: printable(z.string().trim().min(1).max(200)).optional() }),
     status: 201,
     response: OrgView,
   }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { route } from './contract.js';
-import { PageQuery, Role, Timestamp, Uuid } from './common.js';
+import { PageQuery, Role, Timestamp, Uuid, printable } from './common.js';
 import { Slug } from './orgs.js';
 
 /** Project view of spec 1 §2.3. */
@@ -18,7 +18,7 @@ export type ProjectView = z.infer<typeof ProjectView>;
 
 export const ProjectParams = z.object({ projectID: z.string() });
 
-const ProjectName = z.string().trim().min(1).max(200);
+const ProjectName = printable(z.string().trim().min(1).max(200));
 
 /** One quota row of GET /v1/projects/{id}/quota: the cap written at creation and live use. */
 export const QuotaRow = z.object({

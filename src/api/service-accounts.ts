@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { route } from './contract.js';
-import { PageQuery, Role, Timestamp, Uuid } from './common.js';
+import { PageQuery, Role, Timestamp, Uuid, printable } from './common.js';
 import { ProjectParams } from './projects.js';
 import { CreateKeyBody, CreatedKey, KeyView } from './auth.js';
 
@@ -26,9 +26,9 @@ export type ServiceAccountView = z.infer<typeof ServiceAccountView>;
 
 export const CreateServiceAccountBody = z.strictObject({
   name: ServiceAccountName,
-  display_name: z.string().trim().max(100).optional(),
+  display_name: printable(z.string().trim().max(100)).optional(),
   /** Alias of display_name; display_name wins when both are sent. */
-  description: z.string().trim().max(100).optional(),
+  description: printable(z.string().trim().max(100)).optional(),
   role: Role.default('member'),
 });
 

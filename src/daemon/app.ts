@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { ZodError } from 'zod';
 import type { Area, AreaContext } from './area.js';
@@ -11,6 +10,8 @@ import { Pager } from './http/paging.js';
 import { TokenBuckets } from './http/rate-limit.js';
 import { Router, sendJson } from './http/router.js';
 import { describeIssue } from './http/validate.js';
+import { requestTarget } from './http/request-target.js';
+import { restoreMethod } from './http/methods.js';
 import { silentLogger, type Logger } from './logger.js';
 import { CredentialResolver } from './services/auth/credentials.js';
 import { principalKey } from './services/auth/principal.js';
@@ -18,6 +19,7 @@ import { SessionTokens } from './services/auth/session-tokens.js';
 import { gateProject } from './services/accounts/projects.js';
 import { migrate, type Db } from './store/db.js';
 import { isInternalCall } from './internal-call.js';
+import { newRequestId } from './ids.js';
 
 export interface AppDeps {
   db: Db;
@@ -39,7 +41,6 @@ export interface App {
 }
 
 const REQUEST_ID_HEADER = 'X-Request-Id';
-export const newRequestId = () => `req_${randomBytes(12).toString('hex')}`;
 
 /**
  * Builds the daemon's HTTP application from its areas. Order of work per request: request id,
@@ -70,9 +71,9 @@ export function createApp(deps: AppDeps): App {
   const handler: RequestListener = async (req, res) => {
     const requestId = newRequestId();
     res.setHeader(REQUEST_ID_HEADER, requestId);
-    const url = new URL(req.url ?? '/', 'http://localhost');
     const ip = req.socket.remoteAddress ?? 'unknown';
     try {
+      restoreMethod(req);
       // Workload public addresses are routed by Host before any path matching (DESIGN.md).
       const hosted = ctx.hooks.hostRoutes.find((h) => h.matches(String(req.headers.host ?? '')));
       if (hosted) {
@@ -81,6 +82,7 @@ export function createApp(deps: AppDeps): App {
         if (wait > 0) throw tooMany('rate limit exceeded: slow down and retry after the time in Retry-After', wait);
         return await hosted.serve({ requestId, ip, principal, req, res });
       }
+      const url = requestTarget(req.url);
       const { route, params } = router.match(req.method ?? 'GET', url.pathname);
       const principal = route.contract.auth === 'none' && route.contract.unlimited ? undefined : await credentials.resolve(req.headers.authorization);
       if (!route.contract.unlimited) {
@@ -89,7 +91,13 @@ export function createApp(deps: AppDeps): App {
       }
       await router.run(route, params, { requestId, ip, principal, req, res }, url);
     } catch (err) {
-      sendError(req, res, err, requestId, log);
+      try {
+        sendError(req, res, err, requestId, log);
+      } catch (fatal) {
+        // Nothing a request sends may take the process down: drop this one connection instead.
+        log.error('could not answer request', { request_id: requestId, error: String(fatal) });
+        res.destroy();
+      }
     }
   };
 
@@ -114,6 +122,13 @@ export function createApp(deps: AppDeps): App {
 }
 
 function sendError(req: IncomingMessage, res: ServerResponse, err: unknown, requestId: string, log: Logger): void {
+  if (clientGone(req, res)) {
+    // The client hung up mid-request (an aborted upload): nothing to answer, nothing broken,
+    // whatever error the half-read request caused.
+    log.info('client closed the connection mid-request', { request_id: requestId, method: req.method, path: pathOf(req.url) });
+    res.destroy();
+    return;
+  }
   let status = 500;
   let message = 'internal error';
   let headers: Record<string, string> = {};
@@ -131,5 +146,18 @@ function sendError(req: IncomingMessage, res: ServerResponse, err: unknown, requ
     res.destroy();
     return;
   }
+  // A refused request whose body is still arriving (a 413 from Content-Length, a 401 before an
+  // upload) closes the connection: keeping it alive would make Node read and drop the whole body.
+  if (bodyStillComing(req)) headers = { ...headers, Connection: 'close' };
   sendJson(res, status, { error: message, request_id: requestId, ...extra }, headers);
 }
+
+/** A request with a body (declared or chunked) that has not all arrived yet. */
+const bodyStillComing = (req: IncomingMessage) =>
+  !req.complete && (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0);
+
+/** Whether the peer went away before its request was complete (an aborted upload). */
+const clientGone = (req: IncomingMessage, res: ServerResponse) => !req.complete && (req.destroyed || res.destroyed || req.socket?.destroyed === true);
+
+/** The path part of a target for a log line: no query (it may carry tokens), bounded. */
+const pathOf = (url: string | undefined) => (url ?? '').split('?', 1)[0]!.slice(0, 200);

@@ -24,6 +24,8 @@ export interface DaemonConfig {
   messaging: MessagingConfig;
   /** Project secret store (spec 2 §4.1): `local` (sealed values in the database) or `off` (503). */
   secretsStore: 'local' | 'off';
+  /** The HTTP edge against slow and greedy clients (docs/decisions.md, HTTP edge). */
+  http: HttpEdgeConfig;
   /** Vector indexes (spec 3 §2.1, §8): readiness delay, count refresh, default width, search planner. */
   vector: {
     readyDelayMs: number;
@@ -43,6 +45,30 @@ export interface DaemonConfig {
      * (docs/decisions/vector.md); unset means no such listener, 0 picks a free port.
      */
     qdrantPort?: number;
+  };
+}
+
+/**
+ * The daemon's own base URL, for addresses handed out in credentials and links. Never the
+ * request's Host header: a caller could otherwise have a credential point elsewhere.
+ */
+export const ownBaseUrl = (c: Pick<DaemonConfig, 'host' | 'port'>) => `http://${c.host.includes(':') ? `[${c.host}]` : c.host}:${c.port}`;
+
+export interface HttpEdgeConfig {
+  /** The request line and headers must arrive within this (Node's default is 60 s). */
+  headersTimeoutSeconds: number;
+  /** The whole request, body included, must arrive within this; responses are not bounded by it. */
+  requestTimeoutSeconds: number;
+  /** Open connections beyond this are closed on accept. */
+  maxConnections: number;
+}
+
+export function httpEdgeConfig(env: NodeJS.ProcessEnv): HttpEdgeConfig {
+  const headersTimeoutSeconds = Math.max(1, num(env.PLATFORM_HTTP_HEADERS_TIMEOUT_SECONDS, 10));
+  return {
+    headersTimeoutSeconds,
+    requestTimeoutSeconds: Math.max(headersTimeoutSeconds, num(env.PLATFORM_HTTP_REQUEST_TIMEOUT_SECONDS, 120)),
+    maxConnections: Math.max(16, num(env.PLATFORM_HTTP_MAX_CONNECTIONS, 1024)),
   };
 }
 
@@ -142,6 +168,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
     workloads: workloadConfigFromEnv(env),
     messaging: messagingConfig(env),
     secretsStore: env.PLATFORM_SECRETS_STORE === 'off' ? 'off' : 'local',
+    http: httpEdgeConfig(env),
     vector: {
       readyDelayMs: num(env.PLATFORM_VECTOR_READY_DELAY_MS, 250),
       countRefreshMs: num(env.PLATFORM_VECTOR_COUNT_REFRESH_SECONDS, 300) * 1000,

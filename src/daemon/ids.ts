@@ -20,3 +20,6 @@ export function randomString(length: number, alphabet = ALNUM_MIXED): string {
 /** Immutable lowercase fragment used in hostnames; starts with a letter to stay a DNS label. */
 export const newShort = () => randomString(1, 'abcdefghijklmnopqrstuvwxyz') + randomString(5, ALNUM);
 export const lowerAlnum = (n: number) => randomString(n, ALNUM);
+
+/** The id of one request, sent back as X-Request-Id and in every error envelope (spec 1 §7). */
+export const newRequestId = () => `req_${randomBytes(12).toString('hex')}`;

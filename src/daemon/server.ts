@@ -1,7 +1,6 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createApp, type App } from './app.js';
-import { answerListMethod } from './http/list-method.js';
 import { listenerPort, startQdrantListener } from './http/qdrant-listener.js';
 import type { DaemonConfig } from './config.js';
 import { bootstrap, ensureStateDirs, loadSigningKey, statePaths, type BootstrapAdmin } from './bootstrap.js';
@@ -11,6 +10,7 @@ import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
+import { handleClientErrors } from './http/client-errors.js';
 
 export interface RunningDaemon {
   url: string;
@@ -43,15 +43,30 @@ export async function startDaemon(
   const admin = await bootstrap(db, clock, config.admin);
   opts.onBootstrap?.(admin);
   await app.start();
-  const server = createServer(app.handler);
-  server.keepAliveTimeout = 5_000;
-  server.on('clientError', (err: Error & { code?: string }, socket) => {
-    // Vault's LIST method, which Node's parser refuses, is served as GET ?list=true.
-    if (answerListMethod(err, socket as Socket)) return;
-    // Node's own answer to any other request it cannot parse.
-    if (socket.writable) socket.write('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    socket.destroy();
-  });
+  // Every listener of the daemon gets the same edge: timeouts, a connection cap, and the
+  // envelope for what Node's parser refuses.
+  const edgeServer = (handler: RequestListener, pathOf: (path: string) => string = (p) => p): Server => {
+    const s = createServer(
+      {
+        headersTimeout: config.http.headersTimeoutSeconds * 1000,
+        // Bounds receiving the request only: Node stops the clock once the request is complete, so
+        // streamed responses (logs --follow, NDJSON invoke) run as long as their own limits allow.
+        requestTimeout: config.http.requestTimeoutSeconds * 1000,
+        // Node checks those timeouts on this interval (30 s by default, longer than the timeouts).
+        connectionsCheckingInterval: 1_000,
+      },
+      handler,
+    );
+    s.keepAliveTimeout = 5_000;
+    s.maxConnections = config.http.maxConnections;
+    handleClientErrors(s, log, {
+      headersSeconds: config.http.headersTimeoutSeconds,
+      requestSeconds: config.http.requestTimeoutSeconds,
+      allowedMethods: (path) => app.router.allowedMethods(pathOf(path)),
+    });
+    return s;
+  };
+  const server = edgeServer(app.handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -62,7 +77,7 @@ export async function startDaemon(
   const url = `http://${config.host}:${port}`;
   let qdrant: Server | undefined;
   if (config.vector.qdrantPort !== undefined) {
-    qdrant = await startQdrantListener(config.host, config.vector.qdrantPort, app.handler);
+    qdrant = await startQdrantListener(config.host, config.vector.qdrantPort, app.handler, edgeServer);
     config.vector.qdrantPort = listenerPort(qdrant);
   }
   let closed = false;

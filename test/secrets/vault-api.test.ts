@@ -76,20 +76,29 @@ describe('hvac against the daemon', () => {
 });
 
 describe('LIST and ?list=true', () => {
-  it("the LIST method (which Node's parser does not know) answers like GET ?list=true, then closes", async () => {
-    const raw = await rawExchange(`LIST /vault/v1/secret/metadata/${c.project.short}/ HTTP/1.1\r\nHost: x\r\nX-Vault-Token: ${projectToken.token}\r\n\r\n`);
+  it("the LIST method (which Node's parser does not know) answers like GET ?list=true on a connection that stays usable", async () => {
+    const list = (path: string, token?: string) =>
+      `LIST /vault/v1/secret/metadata/${path} HTTP/1.1\r\nHost: x\r\n${token ? `X-Vault-Token: ${token}\r\n` : ''}Connection: close\r\n\r\n`;
+    const raw = await rawExchange(list(`${c.project.short}/`, projectToken.token));
     expect(raw).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
-    expect(raw).toMatch(/\r\nConnection: close\r\n/i);
     expect(bodyOf(raw).data).toEqual({ keys: ['api-key', 'db-url'] });
     const viaGet = await vaultGet(`secret/metadata/${c.project.short}?list=true`);
     expect(viaGet.status).toBe(200);
     expect((await viaGet.json()).data).toEqual({ keys: ['api-key', 'db-url'] });
+    // A keep-alive LIST leaves the connection usable: a second request on it is answered too.
+    const two = await rawExchange(
+      `LIST /vault/v1/secret/metadata/${c.project.short} HTTP/1.1\r\nHost: x\r\nX-Vault-Token: ${projectToken.token}\r\n\r\n` +
+        `GET /vault/v1/sys/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+    );
+    expect(two.match(/HTTP\/1\.1 200 OK\r\n/g), two).toHaveLength(2);
     // Scope holds on LIST too: no token, a name-scoped token, another project.
-    expect(bodyOf(await rawExchange(`LIST /vault/v1/secret/metadata/${c.project.short} HTTP/1.1\r\nHost: x\r\n\r\n`))).toEqual({ errors: ['permission denied', 'missing client token'] });
-    expect(await rawExchange(`LIST /vault/v1/secret/metadata/${c.project.short} HTTP/1.1\r\nHost: x\r\nX-Vault-Token: ${nameToken.token}\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403 /);
-    expect(await rawExchange(`LIST /vault/v1/secret/metadata/zzzzzz HTTP/1.1\r\nHost: x\r\nX-Vault-Token: ${projectToken.token}\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403 /);
-    // LIST anywhere else is still an unknown method, and the daemon keeps serving.
-    expect(await rawExchange('LIST /v1/projects HTTP/1.1\r\nHost: x\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
+    expect(bodyOf(await rawExchange(list(c.project.short)))).toEqual({ errors: ['permission denied', 'missing client token'] });
+    expect(await rawExchange(list(c.project.short, nameToken.token))).toMatch(/^HTTP\/1\.1 403 /);
+    expect(await rawExchange(list('zzzzzz', projectToken.token))).toMatch(/^HTTP\/1\.1 403 /);
+    // LIST anywhere else is a method the route does not have (405 naming the allowed ones), and the daemon keeps serving.
+    const elsewhere = await rawExchange('LIST /v1/projects HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(elsewhere).toMatch(/^HTTP\/1\.1 405 /);
+    expect(elsewhere).toMatch(/\r\nAllow: [A-Z, ]*GET/i);
     expect((await d.api('GET', '/healthz')).status).toBe(200);
   });
 

@@ -34,9 +34,42 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   if (!/^application\/(.+\+)?json\b/i.test(type) && !/^text\/plain\b/i.test(type)) {
     throw badRequest(`invalid JSON: content type ${type.split(';')[0]} is not application/json`);
   }
+  return parseJsonBody(raw);
+}
+
+/**
+ * Deepest nesting of arrays and objects a request body may have (docs/decisions.md, Conventions).
+ * Validators, filter compilers and serializers walk bodies recursively; a body thousands deep
+ * would overflow their stack (a RangeError, a 500) instead of being refused.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** JSON.parse with the depth limit checked first, in one pass without recursion; both errors are 400. */
+export function parseJsonBody(raw: Buffer | string): unknown {
+  const text = typeof raw === 'string' ? raw : raw.toString('utf8');
+  const depth = jsonDepth(text);
+  if (depth > MAX_JSON_DEPTH) throw badRequest(`invalid JSON: nested more than ${MAX_JSON_DEPTH} levels deep`);
   try {
-    return JSON.parse(raw.toString('utf8'));
+    return JSON.parse(text);
   } catch (e) {
     throw badRequest(`invalid JSON: ${(e as Error).message}`);
   }
+}
+
+/** Deepest bracket nesting outside strings; stops counting once past the limit. */
+function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max && (max = depth) > MAX_JSON_DEPTH) return max;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return max;
 }

@@ -1,4 +1,4 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { VECTORDB_PREFIX } from '../../api/vectordb.js';
 
@@ -9,13 +9,17 @@ import { VECTORDB_PREFIX } from '../../api/vectordb.js';
  * at a Qdrant server. Every path is put under the prefix, so nothing but the direct routes can be
  * reached through it, and the same direct token (api-key header or bearer) opens them.
  */
-export async function startQdrantListener(host: string, port: number, handler: RequestListener): Promise<Server> {
-  const server = createServer((req, res) => {
-    const path = req.url ?? '/';
-    req.url = VECTORDB_PREFIX + (path.startsWith('/') ? path : `/${path}`);
+export async function startQdrantListener(
+  host: string,
+  port: number,
+  handler: RequestListener,
+  edgeServer: (handler: RequestListener, pathOf: (path: string) => string) => Server,
+): Promise<Server> {
+  const prefixed = (path: string) => VECTORDB_PREFIX + (path.startsWith('/') ? path : `/${path}`);
+  const server = edgeServer((req, res) => {
+    req.url = prefixed(req.url ?? '/');
     return handler(req, res);
-  });
-  server.keepAliveTimeout = 5_000;
+  }, prefixed);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

@@ -93,6 +93,11 @@ export class Router {
     this.routes.sort((a, b) => b.specificity - a.specificity);
   }
 
+  /** Methods some route serves at this path (for a 405 to a method Node's parser cannot even read). */
+  allowedMethods(pathname: string): string[] {
+    return [...new Set(this.routes.filter((r) => r.regex.test(pathname)).map((r) => r.contract.method))];
+  }
+
   /**
    * Finds the route for a request. A path that matches under another method gives 405 and a path
    * that matches nothing gives 404, both in the envelope (spec 1 §7).

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { loadUndici, request } from '../../lazy/modules.js';
 import { InvokeBody, LIMITS, type AgentConfig } from '../../../api/agents.js';
 import { ApiError, badRequest, unauthorized } from '../../http/errors.js';
-import { readBody } from '../../http/body.js';
+import { parseJsonBody, readBody } from '../../http/body.js';
 import { parseInput } from '../../http/validate.js';
 import { sendJson } from '../../http/router.js';
 import { randomString } from '../../ids.js';
@@ -45,11 +45,7 @@ export async function readInvokeBody(req: IncomingMessage, principal: Principal 
   const raw = await readBody(req, LIMITS.invokeBytes);
   let parsed: unknown = {};
   if (raw.length) {
-    try {
-      parsed = JSON.parse(raw.toString('utf8'));
-    } catch (e) {
-      throw badRequest(`invalid JSON: ${(e as Error).message}`);
-    }
+    parsed = parseJsonBody(raw);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw badRequest('invalid body: expected a JSON object');
   const src = parsed as Record<string, unknown>;
@@ -164,7 +160,7 @@ export async function invoke(d: Deps, principal: Principal | undefined, agent: A
       }
       return;
     }
-    await pipeUpstream(up, res, agent.name, LIMITS.upstreamBytes, stream ? 'application/x-ndjson' : undefined);
+    await pipeUpstream(up, res, agent.name, LIMITS.upstreamBytes, stream ? 'application/x-ndjson' : undefined, abort.signal);
   } finally {
     clearTimeout(timer);
     lease.release();
@@ -173,7 +169,10 @@ export async function invoke(d: Deps, principal: Principal | undefined, agent: A
 
 /**
  * Streams an upstream response to the client as it arrives, counting bytes: a declared length
- * over the cap is a 502 before anything is sent; an undeclared one is cut off at the cap.
+ * over the cap is a 502 before anything is sent; an undeclared one is cut off at the cap. An
+ * NDJSON stream that is cut (timeout, cap, upstream failure) ends with one last line
+ * `{"error", "request_id"}` saying why, so a reader can tell a cut stream from a finished one;
+ * other streams are cut by closing the connection.
  */
 export async function pipeUpstream(
   up: { statusCode: number; headers: Record<string, string | string[] | undefined>; body: AsyncIterable<Buffer> & { destroy(): void } },
@@ -181,6 +180,7 @@ export async function pipeUpstream(
   name: string,
   cap: number,
   contentType?: string,
+  signal?: AbortSignal,
 ): Promise<void> {
   const declared = Number(up.headers['content-length']);
   if (Number.isFinite(declared) && declared > cap) {
@@ -189,21 +189,32 @@ export async function pipeUpstream(
   }
   res.statusCode = up.statusCode;
   for (const [k, v] of Object.entries(up.headers)) if (v !== undefined && !HOP_BY_HOP.has(k.toLowerCase())) res.setHeader(k, v);
-  if (contentType) res.setHeader('Content-Type', contentType);
+  if (contentType) {
+    res.setHeader('Content-Type', contentType);
+    // The stream's length is unknown once it may end with an error line.
+    if (contentType === NDJSON) res.removeHeader('Content-Length');
+  }
   res.flushHeaders();
   let size = 0;
+  let lastByte = 0x0a;
+  const cut = (why: string) => {
+    up.body.destroy();
+    if (contentType !== NDJSON || res.destroyed) return void res.destroy(new Error(why));
+    const line = JSON.stringify({ error: why, request_id: String(res.getHeader('X-Request-Id') ?? '') });
+    res.end(`${lastByte === 0x0a ? '' : '\n'}${line}\n`);
+  };
   try {
     for await (const c of up.body) {
       size += c.length;
-      if (size > cap) {
-        up.body.destroy();
-        res.destroy(new Error(`upstream response from ${name} exceeds ${cap} bytes`));
-        return;
-      }
+      if (size > cap) return cut(`stream cut: upstream response from ${name} exceeds ${cap} bytes`);
+      if (c.length) lastByte = c[c.length - 1]!;
       if (!res.write(c)) await new Promise((r) => res.once('drain', r));
     }
     res.end();
-  } catch {
-    res.destroy();
+  } catch (e) {
+    const reason: unknown = signal?.aborted ? signal.reason : e;
+    cut(`stream cut: ${reason instanceof ApiError ? reason.message : `upstream ${name} failed: ${(reason as Error)?.message ?? String(reason)}`}`);
   }
 }
+
+const NDJSON = 'application/x-ndjson';

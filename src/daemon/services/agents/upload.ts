@@ -71,7 +71,16 @@ export async function readDeployUpload(req: IncomingMessage, tmpRoot: string, ma
         failure ??= badRequest(`invalid multipart: ${e.message}`);
         resolve();
       });
-      req.on('aborted', () => resolve());
+      // A client that hangs up mid-upload: busboy would wait for the rest forever, and with it the
+      // code file's write (a pending request, an open file, a temp dir never removed).
+      const gone = () => {
+        if (req.complete) return;
+        failure ??= badRequest('upload aborted: the client closed the connection before the body ended');
+        bb.destroy(new Error('the client closed the connection mid-upload'));
+        resolve();
+      };
+      req.on('aborted', gone);
+      req.on('close', gone);
       req.pipe(bb);
     });
     await Promise.all(fileWrites).catch((e: Error) => {

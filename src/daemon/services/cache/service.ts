@@ -203,14 +203,20 @@ export class CacheService {
     if (!row.ever_ready) throw conflict(`memorystore ${name} is not provisioned yet: wait until ready is true`);
     const budget = this.ctx.config.cache.statsBudgetMs;
     const started = Date.now();
+    const left = () => budget - (Date.now() - started);
     let info: unknown;
     try {
-      try {
-        info = await authedCommand(row.port, row.password, ['INFO'], budget);
-      } catch (e) {
-        // During a rotation the running server still holds the previous password.
-        if (!(e instanceof RespError && row.previous_password)) throw e;
-        info = await authedCommand(row.port, row.previous_password, ['INFO'], Math.max(1, budget - (Date.now() - started)));
+      // A refused connection or password is retried within the budget: a rotation's planned
+      // restart leaves the server down, or holding a password not yet recorded, for a moment.
+      for (let pause = 25; ; pause = Math.min(pause * 2, 200)) {
+        try {
+          info = await this.readInfo(this.store.byId(row.id) ?? row, Math.max(1, left()));
+          break;
+        } catch (e) {
+          const quick = e instanceof RespError || (e instanceof RedisUnreachable && /ECONNREFUSED|ECONNRESET|closed before/.test(e.message));
+          if (!quick || left() <= pause) throw e;
+          await new Promise((r) => setTimeout(r, pause));
+        }
       }
     } catch (e) {
       if (e instanceof RedisUnreachable) throw new ApiError(503, `could not reach the instance: ${e.message}`);
@@ -223,6 +229,17 @@ export class CacheService {
       ...statsFromInfo(info),
       note: 'point-in-time values read from the server with INFO; fields the server did not report are omitted',
     };
+  }
+
+  /** INFO with the current password, or the previous one while a rotation's restart is pending. */
+  private async readInfo(row: InstanceRow, timeoutMs: number): Promise<unknown> {
+    const started = Date.now();
+    try {
+      return await authedCommand(row.port, row.password, ['INFO'], timeoutMs);
+    } catch (e) {
+      if (!(e instanceof RespError && row.previous_password)) throw e;
+      return authedCommand(row.port, row.previous_password, ['INFO'], Math.max(1, timeoutMs - (Date.now() - started)));
+    }
   }
 
   /** New password now; the restart that applies it starts at once, the old one works until then. */

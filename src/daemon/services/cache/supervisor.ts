@@ -53,6 +53,8 @@ class Runner {
   private failedPings = 0;
   private restartTimer?: NodeJS.Timeout;
   private readonly monitor: NodeJS.Timeout;
+  /** The last spec handed to update or restart: specs arrive newest last. */
+  private newest?: InstanceSpec;
 
   constructor(
     private spec: InstanceSpec,
@@ -141,7 +143,7 @@ class Runner {
       exitedWith = why;
       if (this.handle === handle) void this.crashed(handle, why);
     });
-    const password = this.spec.passwords[0]!;
+    const startedWith = this.spec.passwords[0]!;
     const deadline = Date.now() + config.startTimeoutMs;
     while (!this.stopped && Date.now() < deadline) {
       if (exitedWith) {
@@ -149,7 +151,11 @@ class Runner {
         const why = (await tail(this.spec.paths.stderr)) || (await tail(this.spec.paths.log));
         return this.fail(`provisioning failed: ${exitedWith} during start${why ? `: ${why}` : ''}`);
       }
-      if (await pingWithPassword(this.spec.port, password, PING_TIMEOUT_MS)) return this.up(password);
+      // The server holds the password redis.conf had when it read it: the one this start began
+      // with, or a newer one when a rotation rewrote the file (and updated the spec) meanwhile.
+      for (const password of new Set([this.spec.passwords[0]!, startedWith])) {
+        if (await pingWithPassword(this.spec.port, password, PING_TIMEOUT_MS)) return this.up(password);
+      }
       await sleep(25);
     }
     if (this.stopped) return;
@@ -228,12 +234,18 @@ class Runner {
    */
   update(spec: InstanceSpec): void {
     this.spec = spec;
+    this.newest = spec;
   }
 
-  /** Planned restart with new settings (a rotated password): stop the old server, start the new. */
+  /**
+   * Planned restart with new settings (a rotated password): stop the old server, start the new.
+   * Restarts wait their turn; when one runs, the newest spec received wins over the one it was
+   * queued with (a later rotation's), so a start never expects a password redis.conf no longer holds.
+   */
   restart(spec: InstanceSpec, message: string): Promise<void> {
+    this.newest = spec;
     return this.run(async () => {
-      this.spec = spec;
+      this.spec = this.newest ?? spec;
       clearTimeout(this.restartTimer);
       this.report({ phase: 'starting', message });
       const old = this.handle;

@@ -3,7 +3,8 @@ import { DEFAULT_BODY_LIMIT } from '../../../api/contract.js';
 import { RevealBody, secretMapRoutes, secretRoutes, vaultFallbackRoutes, vaultRoutes } from '../../../api/secrets.js';
 import type { Area, AreaContext } from '../../area.js';
 import { provideMasterKey } from '../../crypto/sealed.js';
-import { readBody } from '../../http/body.js';
+import { parseJsonBody, readBody } from '../../http/body.js';
+import { ownBaseUrl } from '../../config.js';
 import { sendJson, type Router } from '../../http/router.js';
 import * as bindings from './bindings.js';
 import type { Deps } from './deps.js';
@@ -17,21 +18,30 @@ import { serveVaultMetadata, serveVaultRead } from './vault-read.js';
 import { serveHealth, serveMountInfo, serveSealStatus } from './vault-sys.js';
 import { serveLookupSelf, serveRenewSelf } from './vault-token.js';
 
-/** The address callers used to reach us: read tokens point back at it (docs/decisions/secrets.md). */
-const baseUrlOf = (ctx: AreaContext, req: IncomingMessage) => `http://${req.headers.host ?? `${ctx.config.host}:${ctx.config.port}`}`;
+/** Read tokens point at the daemon's own address, never the request's Host (docs/decisions/secrets.md). */
+const baseUrlOf = (ctx: AreaContext) => ownBaseUrl(ctx.config);
 
 /**
  * Reveal's body is optional and forgiving (spec 2 §4.1): a malformed one reveals the current
- * version, so it is read here instead of by the router's strict JSON parsing.
+ * version, so it is read here instead of by the router's strict JSON parsing. Each field is kept
+ * on its own: a reason is recorded in the audit row even when the version beside it is malformed.
  */
 async function lenientRevealBody(req: IncomingMessage): Promise<{ version?: number; reason?: string }> {
   const raw = await readBody(req, DEFAULT_BODY_LIMIT);
+  let parsed: unknown;
   try {
-    const parsed = RevealBody.safeParse(JSON.parse(raw.toString('utf8')));
-    return parsed.success ? parsed.data : {};
+    parsed = raw.length ? parseJsonBody(raw) : {};
   } catch {
     return {};
   }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
+  const src = parsed as Record<string, unknown>;
+  const version = RevealBody.shape.version.safeParse(src.version);
+  const reason = RevealBody.shape.reason.safeParse(src.reason);
+  return {
+    ...(version.success && version.data !== undefined ? { version: version.data } : {}),
+    ...(reason.success && reason.data !== undefined ? { reason: reason.data } : {}),
+  };
 }
 
 function register(r: Router, ctx: AreaContext, d: Deps): void {
@@ -44,11 +54,11 @@ function register(r: Router, ctx: AreaContext, d: Deps): void {
     const body = await lenientRevealBody(c.req);
     sendJson(c.res, 200, secrets.reveal(d, c.principal!, params.projectID!, params.name!, body, c.requestId));
   });
-  r.handle(secretRoutes.issueToken, ({ principal, params, body, req, requestId }) =>
-    issueToken(d, principal!, params.projectID, params.name, body, baseUrlOf(ctx, req), requestId),
+  r.handle(secretRoutes.issueToken, ({ principal, params, body, requestId }) =>
+    issueToken(d, principal!, params.projectID, params.name, body, baseUrlOf(ctx), requestId),
   );
-  r.handle(secretRoutes.issueProjectToken, ({ principal, params, body, req, requestId }) =>
-    issueToken(d, principal!, params.projectID, undefined, body, baseUrlOf(ctx, req), requestId),
+  r.handle(secretRoutes.issueProjectToken, ({ principal, params, body, requestId }) =>
+    issueToken(d, principal!, params.projectID, undefined, body, baseUrlOf(ctx), requestId),
   );
 
   r.handle(secretMapRoutes.list, ({ principal, params, query }) => bindings.listAll(d, principal!, params.projectID, query));

@@ -47,7 +47,7 @@ export function serveVaultRead(d: Deps, ctx: RequestContext, params: Record<stri
 /**
  * GET /vault/v1/secret/metadata/<project_short>/<name>: Vault's metadata of one secret (versions
  * with their times, never a value). With `?list=true` (what the LIST method becomes, see
- * src/daemon/http/list-method.ts) on `<project_short>[/]`: the names of the project's secrets,
+ * src/daemon/http/methods.ts) on `<project_short>[/]`: the names of the project's secrets,
  * for a project-wide token only; a token for one secret has no list right (Vault's 403).
  */
 export function serveVaultMetadata(d: Deps, ctx: RequestContext, params: Record<string, string>, url: URL): Promise<void> {

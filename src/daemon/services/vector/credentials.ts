@@ -5,6 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import { VECTOR_LIMITS, type VectorCredentials } from '../../../api/vector.js';
 import type { AreaContext } from '../../area.js';
 import { statePaths, writePrivate } from '../../bootstrap.js';
+import { ownBaseUrl } from '../../config.js';
 import type { ProjectAccess } from '../accounts/access.js';
 import type { VectorRuntime } from './runtime.js';
 import { collectionName } from './indexes.js';
@@ -52,15 +53,14 @@ export class DirectTokens {
   }
 }
 
-/** Builds the credential response; service_url uses the address the caller reached us on. */
+/** Builds the credential response; service_url is the daemon's own address, never the request's Host. */
 export async function directCredentials(rt: VectorRuntime, tokens: DirectTokens, access: ProjectAccess, req: IncomingMessage): Promise<VectorCredentials> {
   const max = VECTOR_LIMITS.collectionsPerToken;
   const names = rt.store.indexNames(access.project.id, max + 1);
   const truncated = names.length > max;
   const collections = names.slice(0, max).map((n) => collectionName(access.project, n));
-  const host = req.headers.host ?? `${rt.ctx.config.host}:${rt.ctx.config.port}`;
   return {
-    service_url: `http://${host}/vectordb`,
+    service_url: `${ownBaseUrl(rt.ctx.config)}/vectordb`,
     token: await tokens.mint(access.project.id, collections),
     collection_prefix: `p_${access.project.short}_`,
     collections,

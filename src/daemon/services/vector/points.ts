@@ -34,8 +34,28 @@ export function requestFilter(raw: unknown): Predicate | undefined {
   }
 }
 
-function checkWidth(row: IndexRow, v: number[], what: string): void {
+/** Largest finite float32: vectors are stored and scored as float32. */
+const F32_MAX = 3.4028234663852886e38;
+/**
+ * Largest squared norm a vector may have: two such vectors keep every float32 score finite
+ * (a dot product is at most |a||b|, a squared distance at most (|a|+|b|)^2 = 4 * this).
+ */
+const MAX_SQUARED_NORM = F32_MAX / 4;
+
+/**
+ * Every vector a request hands the engine (stored points, queries, recommend examples, vector
+ * updates) goes through this: the index's width, components finite as float32, and a norm small
+ * enough that no score overflows. Otherwise a point would score null (NaN) and rank first.
+ */
+export function checkVector(row: IndexRow, v: readonly number[], what: string): void {
   if (v.length !== row.dimensions) throw badRequest(`wrong dimensions for ${what}: expected ${row.dimensions}, got ${v.length}`);
+  let squared = 0;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i]!;
+    if (!Number.isFinite(x) || Math.abs(x) > F32_MAX) throw badRequest(`invalid ${what}: component ${i} (${x}) is outside the float32 range`);
+    squared += x * x;
+  }
+  if (!(squared <= MAX_SQUARED_NORM)) throw badRequest(`invalid ${what}: its norm is too large for finite float32 scores (at most ${Math.sqrt(MAX_SQUARED_NORM).toExponential(3)})`);
 }
 
 /** Writes 1..1000 points all or nothing: everything is validated before the one transaction. */
@@ -49,7 +69,7 @@ export function upsertPoints(ctx: AreaContext, rt: VectorRuntime, row: IndexRow,
       if ('error' in r) throw badRequest(`invalid id for point ${i}: ${r.error}`);
       id = r;
     }
-    checkWidth(row, p.vector, `point ${i}`);
+    checkVector(row, p.vector, `vector of point ${i}`);
     return { key: id.key, vector: storedForm(row.distance, p.vector), payload: (p.payload ?? {}) as Payload };
   });
   const engine = rt.engine(row);
@@ -68,6 +88,7 @@ export function queryPoints(rt: VectorRuntime, row: IndexRow, body: QueryBody) {
   if (body.vector.length !== row.dimensions) {
     throw badRequest(`wrong query width: expected ${row.dimensions} dimensions, got ${body.vector.length}`);
   }
+  checkVector(row, body.vector, 'query vector');
   const pred = requestFilter(body.filter);
   const topK = body.top_k ?? L.topKDefault;
   const offset = body.offset ?? 0;
