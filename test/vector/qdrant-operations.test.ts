@@ -91,6 +91,10 @@ describe('reading', () => {
     const sum = await client.recommend(col, { positive: [1, 3], strategy: 'sum_scores', limit: 1 });
     expect(ids(sum)).toEqual([UUID]);
     await expect(client.recommend(col, { positive: [404], limit: 1 })).rejects.toMatchObject({ status: 404 });
+    for (const bad of [[1e39, 0, 0, 0], [1e30, 1e30, 0, 0]]) {
+      await expect(client.recommend(col, { positive: [bad], limit: 1 })).rejects.toMatchObject({ status: 400 });
+      await expect(client.recommend(col, { positive: [1], negative: [bad], strategy: 'best_score', limit: 1 })).rejects.toMatchObject({ status: 400 });
+    }
   });
 
   it('query: by point id, {nearest}, {recommend}; prefetch is refused with a reason', async () => {
@@ -148,6 +152,9 @@ describe('writing', () => {
     expect((await client.retrieve(col, { ids: [4], with_vector: true }))[0]!.vector).toEqual([0, expect.closeTo(1, 3), 0, expect.closeTo(0.01, 3)]);
     await expect(client.updateVectors(col, { points: [{ id: 3, vector: [1, 0, 0, 0] }, { id: 404, vector: [1, 0, 0, 0] }] })).rejects.toMatchObject({ status: 404 });
     await expect(client.updateVectors(col, { points: [{ id: 3, vector: [1, 0] }] })).rejects.toMatchObject({ status: 400 });
+    // Components past float32, or a norm whose scores would not be finite, are refused like an upsert's.
+    await expect(client.updateVectors(col, { points: [{ id: 3, vector: [1e39, 0, 0, 0] }] })).rejects.toMatchObject({ status: 400 });
+    await expect(client.updateVectors(col, { points: [{ id: 3, vector: [1e30, 1e30, 0, 0] }] })).rejects.toMatchObject({ status: 400 });
     expect((await client.retrieve(col, { ids: [3], with_vector: true }))[0]!.vector).toEqual([0, 1, 0, 0]);
   });
 

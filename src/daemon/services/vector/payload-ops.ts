@@ -3,7 +3,7 @@ import type { AreaContext } from '../../area.js';
 import { tx } from '../../store/db.js';
 import type { Payload } from './filter.js';
 import { idFromKey, parsePointId } from './point-ids.js';
-import { requestFilter, requireReady } from './points.js';
+import { checkVector, requestFilter, requireReady } from './points.js';
 import type { VectorRuntime } from './runtime.js';
 import { storedForm, toBlob } from './scoring.js';
 import type { IndexRow } from './store.js';
@@ -100,7 +100,7 @@ export function updateVectors(ctx: AreaContext, rt: VectorRuntime, row: IndexRow
     if (!Array.isArray(p.vector) || !p.vector.every((x) => typeof x === 'number')) {
       throw badRequest(`point ${i}: vector must be a list of numbers (this store keeps one unnamed vector per point)`);
     }
-    if (p.vector.length !== row.dimensions) throw badRequest(`wrong dimensions for point ${i}: expected ${row.dimensions}, got ${p.vector.length}`);
+    checkVector(row, p.vector as number[], `point ${i}`);
     return { key: id.key, vector: storedForm(row.distance, p.vector as number[]), payload: engine.payloadOfKey(id.key) };
   });
   tx(ctx.db, () => rt.store.upsertPoints(row.id, next.map((p) => ({ id_key: p.key, vector: toBlob(p.vector), payload: JSON.stringify(p.payload) }))));

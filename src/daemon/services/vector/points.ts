@@ -69,7 +69,7 @@ export function upsertPoints(ctx: AreaContext, rt: VectorRuntime, row: IndexRow,
       if ('error' in r) throw badRequest(`invalid id for point ${i}: ${r.error}`);
       id = r;
     }
-    checkVector(row, p.vector, `vector of point ${i}`);
+    checkVector(row, p.vector, `point ${i}`);
     return { key: id.key, vector: storedForm(row.distance, p.vector), payload: (p.payload ?? {}) as Payload };
   });
   const engine = rt.engine(row);

@@ -1,7 +1,7 @@
 import { VECTOR_LIMITS as L, type ScoredPoint } from '../../../api/vector.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { idFromKey, parsePointId } from './point-ids.js';
-import { queryPoints, requestFilter, requireReady } from './points.js';
+import { checkVector, queryPoints, requestFilter, requireReady } from './points.js';
 import type { VectorRuntime } from './runtime.js';
 import { exactScore, fromBlob, passesThreshold, storedForm } from './scoring.js';
 import type { IndexRow } from './store.js';
@@ -29,7 +29,7 @@ function resolve(rt: VectorRuntime, row: IndexRow, examples: Example[], side: st
   const ids: Array<number | string> = [];
   examples.forEach((e, i) => {
     if (Array.isArray(e)) {
-      if (e.length !== row.dimensions) throw badRequest(`wrong dimensions for ${side}[${i}]: expected ${row.dimensions}, got ${e.length}`);
+      checkVector(row, e, `${side}[${i}]`);
       vectors.push(storedForm(row.distance, e));
       return;
     }
