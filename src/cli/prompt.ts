@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { AbortError } from '../client/errors.js';
 
@@ -38,4 +39,20 @@ export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * A secret value, never from argv (like `gh secret set`): the file named by --from-file, else
+ * piped stdin (one trailing newline dropped, as `echo` adds it), else a hidden prompt.
+ */
+export async function readSecretValue(file?: string): Promise<string> {
+  if (file) {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new AbortError(`cannot read ${file}: ${(e as Error).message}`);
+    }
+  }
+  if (!process.stdin.isTTY) return (await readStdin()).replace(/\r?\n$/, '');
+  return askHidden('value (hidden): ');
 }

@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { projectFlag } from '../../cli/flags.js';
-import { askHidden, readStdin } from '../../cli/prompt.js';
-import { AbortError, UsageError } from '../../client/errors.js';
+import { readSecretValue } from '../../cli/prompt.js';
+import { UsageError } from '../../client/errors.js';
 import { secretRoutes } from '../../api/secrets.js';
 
 /**
@@ -27,23 +26,11 @@ export default class SecretsSet extends BaseCommand {
   async run() {
     const { args, flags } = await this.parse(SecretsSet);
     const projectID = this.projectRef(flags.project, flags.context);
-    const value = await this.readValue(flags['from-file']);
+    const value = await readSecretValue(flags['from-file']);
     if (!value) throw new UsageError('the value is empty', 'pipe the value on stdin or pass --from-file FILE');
     const res = await (await this.client()).call(secretRoutes.write, { params: { projectID }, body: { name: args.name, value } });
     this.print(`${res.created ? 'created' : 'rotated'} ${res.name}: version ${res.version}`);
     this.note(res.note);
     return res;
-  }
-
-  private async readValue(file?: string): Promise<string> {
-    if (file) {
-      try {
-        return readFileSync(file, 'utf8');
-      } catch (e) {
-        throw new AbortError(`cannot read ${file}: ${(e as Error).message}`);
-      }
-    }
-    if (!process.stdin.isTTY) return (await readStdin()).replace(/\r?\n$/, '');
-    return askHidden('value (hidden): ');
   }
 }

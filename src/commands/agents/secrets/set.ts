@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../../cli/base-command.js';
 import { projectFlag, projectQuery } from '../../../cli/agent-flags.js';
 import { parseKeyValues } from '../../../cli/key-values.js';
-import { askHidden, readStdin } from '../../../cli/prompt.js';
-import { AbortError, UsageError } from '../../../client/errors.js';
+import { readSecretValue } from '../../../cli/prompt.js';
+import { UsageError } from '../../../client/errors.js';
 import { agentRoutes } from '../../../api/agents.js';
 
 /**
@@ -44,24 +43,12 @@ export default class AgentsSecretsSet extends BaseCommand {
       );
     }
     if (bare.length) {
-      const value = await this.readValue(flags['from-file']);
+      const value = await readSecretValue(flags['from-file']);
       if (!value) throw new UsageError(`the value of ${bare[0]} is empty`, 'pipe the value on stdin or pass --from-file FILE');
       set[bare[0]!] = value;
     }
     const res = await (await this.client()).call(agentRoutes.secretsPatch, { params: { name: args.name }, query: projectQuery(flags.project, flags.context), body: { set } });
     this.print(`updated ${Object.keys(set).join(', ')} on ${args.name}`);
     return res;
-  }
-
-  private async readValue(file?: string): Promise<string> {
-    if (file) {
-      try {
-        return readFileSync(file, 'utf8');
-      } catch (e) {
-        throw new AbortError(`cannot read ${file}: ${(e as Error).message}`);
-      }
-    }
-    if (!process.stdin.isTTY) return (await readStdin()).replace(/\r?\n$/, '');
-    return askHidden('value (hidden): ');
   }
 }
