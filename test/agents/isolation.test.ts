@@ -232,6 +232,11 @@ describe.skipIf(Boolean(dockerReason))('docker driver: non-root containers witho
     expect(info.HostConfig.ReadonlyRootfs).toBe(true);
     expect(info.HostConfig.PidsLimit).toBe(PIDS_MAX);
     expect(info.Mounts).toEqual([]);
+    // On the host network the container's port is reachable, but it answers only the daemon's requests.
+    const { port } = d.db.prepare(`SELECT i.port FROM agents_instances i JOIN agents_agents a ON a.id = i.agent_id WHERE a.name = 'probe'`).get() as { port: number };
+    const direct = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message":"hi"}' });
+    expect(direct.status).toBe(403);
+    expect(await direct.text()).not.toMatch(/uid|signing|probe/);
   });
 
   it('a crashed container is removed', async () => {

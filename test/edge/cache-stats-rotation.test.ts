@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestDaemon } from '../helpers/daemon.js';
 import { cast } from '../helpers/fixtures.js';
-import { base, createInstance, haveRedis, startCacheDaemon, waitState } from '../cache/helpers.js';
+import { base, createInstance, haveRedis, instanceRow, startCacheDaemon, waitState } from '../cache/helpers.js';
 
 /**
  * Found by the API fuzzer (issue 16): stats read while a rotation's planned restart was under way
@@ -41,11 +41,11 @@ describe.skipIf(!haveRedis)('cache stats during a credential rotation', () => {
       for (let i = 0; i < 8; i++) statuses.push((await d.api('GET', `${base(c.project.id)}/rot/stats`, { token: c.member.token })).status);
       const done = await Promise.all(rotations);
       for (const r of done) expect(r.status).toBe(200);
-      last = (d.db.prepare('SELECT password FROM cache_instances WHERE project_id = ? AND name = ?').get(c.project.id, 'rot') as { password: string }).password;
+      last = instanceRow(d, c.project.id, 'rot')!.password;
       await waitState(d, c.admin.token, c.project.id, 'rot');
     }
     expect(statuses.every((s) => s === 200), statuses.join(',')).toBe(true);
-    const row = d.db.prepare('SELECT port FROM cache_instances WHERE project_id = ? AND name = ?').get(c.project.id, 'rot') as { port: number };
+    const row = instanceRow(d, c.project.id, 'rot')!;
     const { authedCommand } = await import('../../src/daemon/services/cache/resp.js');
     expect(await authedCommand(row.port, last, ['PING'], 2_000)).toBe('PONG');
   });
