@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { archive, deployForm, langgraphSample, waitState } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import type { TestDaemon } from '../helpers/daemon.js';
+import { archive, deployForm, langgraphSample, waitState, useAgentDaemon } from './helpers.js';
 
 /**
  * An agent end to end through the daemon. LangGraph cannot be installed here, so the upload
@@ -9,11 +9,10 @@ import { archive, deployForm, langgraphSample, waitState } from './helpers.js';
  */
 let d: TestDaemon;
 let token: string;
-beforeAll(async () => {
-  d = await startTestDaemon({ invokeAuthRequired: false });
-  token = await d.adminToken();
+useAgentDaemon((daemon, adminToken) => {
+  d = daemon;
+  token = adminToken;
 });
-afterAll(async () => d?.close());
 
 describe('langgraph agent through the daemon', () => {
   it('deploys, invokes and streams NDJSON', async () => {

@@ -3,7 +3,8 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { Agent, FormData, fetch } from 'undici';
-import type { TestDaemon } from '../helpers/daemon.js';
+import { afterAll, beforeAll } from 'vitest';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 
 export interface Entry {
   name: string;
@@ -161,3 +162,16 @@ with zipfile.ZipFile(sys.argv[1] + "/tinywheel-0.1-py3-none-any.whl", "w") as z:
 }
 
 export const WHEEL_PY = `import tinywheel\n\ndef handle(event):\n    return {"reply": tinywheel.ANSWER}\n`;
+
+/**
+ * One in-process daemon for a test file (invoke auth off, so tests call invoke with the admin's
+ * token only where they mean to): started before the file's tests, closed after them.
+ */
+export function useAgentDaemon(ready: (d: TestDaemon, adminToken: string) => void): void {
+  let daemon: TestDaemon | undefined;
+  beforeAll(async () => {
+    daemon = await startTestDaemon({ invokeAuthRequired: false });
+    ready(daemon, await daemon.adminToken());
+  });
+  afterAll(async () => daemon?.close());
+}

@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runtimeAvailable, type Runtime } from '../../src/daemon/runtimes/index.js';
 import { ADMIN_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { archive, deployForm, langgraphSample, waitState, type Entry } from './helpers.js';
+import { archive, deployForm, langgraphSample, waitState, type Entry, useAgentDaemon } from './helpers.js';
 
 /**
  * Issue 16 §1: an instance answers only requests that came through the daemon. Each workload
@@ -155,11 +155,10 @@ const available = Object.fromEntries(await Promise.all(RUNTIMES.map(async (r) =>
 
 let d: TestDaemon;
 let token: string;
-beforeAll(async () => {
-  d = await startTestDaemon({ invokeAuthRequired: false });
-  token = await d.adminToken();
+useAgentDaemon((daemon, adminToken) => {
+  d = daemon;
+  token = adminToken;
 });
-afterAll(async () => d?.close());
 
 /** The port of the workload's serving instance, as the daemon recorded it. */
 function instancePort(name: string): number {

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runtimeAvailable, type Runtime } from '../../src/daemon/runtimes/index.js';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { archive, deployForm, waitState } from './helpers.js';
+import type { TestDaemon } from '../helpers/daemon.js';
+import { archive, deployForm, waitState, useAgentDaemon } from './helpers.js';
 
 /** Every function template deploys through the daemon on the process driver and answers invoke. */
 const TEMPLATES = join(import.meta.dirname, '..', '..', 'templates');
@@ -12,11 +12,10 @@ const available = Object.fromEntries(await Promise.all(RUNTIMES.map(async (r) =>
 
 let d: TestDaemon;
 let token: string;
-beforeAll(async () => {
-  d = await startTestDaemon({ invokeAuthRequired: false });
-  token = await d.adminToken();
+useAgentDaemon((daemon, adminToken) => {
+  d = daemon;
+  token = adminToken;
 });
-afterAll(async () => d?.close());
 
 describe('function templates on every runtime', () => {
   for (const runtime of RUNTIMES) {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { archive, deployForm, langgraphSample, waitState } from '../agents/helpers.js';
+import { describe, expect, it } from 'vitest';
+import type { TestDaemon } from '../helpers/daemon.js';
+import { archive, deployForm, langgraphSample, waitState, useAgentDaemon } from '../agents/helpers.js';
 
 /**
  * A streamed invoke cut by the agent's timeout ends with a last NDJSON line saying so (issue 16
@@ -9,11 +9,10 @@ import { archive, deployForm, langgraphSample, waitState } from '../agents/helpe
  */
 let d: TestDaemon;
 let token: string;
-beforeAll(async () => {
-  d = await startTestDaemon({ invokeAuthRequired: false });
-  token = await d.adminToken();
+useAgentDaemon((daemon, adminToken) => {
+  d = daemon;
+  token = adminToken;
 });
-afterAll(async () => d?.close());
 
 describe('a cut NDJSON stream', () => {
   it('ends with an error line naming the timeout, after the lines already sent', async () => {
