@@ -1,0 +1,357 @@
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { basename, extname, join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { MCP_PUBLISH_BODY_LIMIT, MCP_TOOL_NAME_RE, mcpRoutes, type McpPublishBody, type McpServer, type McpTool, type McpVersion } from '../api/mcp.js';
+import type { ApiClient } from './api-client.js';
+import { AbortError, ApiCallError, UsageError } from './errors.js';
+
+/**
+ * The CLI side of MCP servers (spec 2 §4.2): reading tool modules, publishing a folder, waiting for
+ * a version to serve, calling a tool. Nothing here knows oclif; commands render what it returns.
+ */
+
+export interface ServerRef {
+  projectID: string;
+  server: string;
+}
+
+/** What a failed call should make the user do next, instead of the bare API message. */
+export function explain(err: unknown, ref: { server?: string; tool?: string; version?: string }): never {
+  if (!(err instanceof ApiCallError)) throw err;
+  const s = ref.server ?? 'SERVER';
+  let next = err.next;
+  const m = err.message.toLowerCase();
+  if (err.status === 404) {
+    if (ref.version !== undefined && /version/.test(m)) next = `see the versions with \`platform mcp versions ${s}\``;
+    else if (ref.tool !== undefined && /tool/.test(m)) next = `see the tools with \`platform mcp tools list ${s}\``;
+    else if (/project/.test(m)) next = 'check --project (`platform projects list`)';
+    else next = 'list the servers with `platform mcp list` (or check --project)';
+  } else if (err.status === 403) {
+    next = 'this needs a project admin: ask one, or check your role with `platform members list`';
+  } else if (err.status === 409) {
+    if (/yank/.test(m)) next = `make it a rollback target again with \`platform mcp unyank ${s} ${ref.version ?? 'VERSION'}\``;
+    else if (/image/.test(m)) next = `that version never built; pick one whose state is ready in \`platform mcp versions ${s}\``;
+    else if (/running|current/.test(m)) next = `roll back to another version first (\`platform mcp rollback ${s} VERSION\`), then yank this one`;
+    else if (/exist/.test(m)) next = `choose another name, or look at it with \`platform mcp get ${s}\``;
+  } else if (err.status === 413) {
+    next = 'a tool module (with its schema) must fit in 1 MiB; split it into several tools';
+  } else if (err.status === 400 && ref.version !== undefined && /version/.test(m)) {
+    next = `VERSION is a number from \`platform mcp versions ${s}\``;
+  }
+  throw new ApiCallError(err.status, err.message, err.requestId, err.body, next);
+}
+
+/** The tool name a file publishes under by default: its stem, which must be a valid tool name. */
+export function toolNameOf(file: string, explicit?: string): string {
+  const name = explicit ?? basename(file, extname(file));
+  if (!MCP_TOOL_NAME_RE.test(name)) {
+    throw new UsageError(
+      `"${name}" is not a valid tool name: lowercase letters, digits and underscores, starting with a letter, at most 63`,
+      explicit ? 'choose another --name' : 'pass --name, or rename the file (e.g. my_tool.py)',
+    );
+  }
+  return name;
+}
+
+export interface ToolSettings {
+  description?: string;
+  schema?: Record<string, unknown>;
+  credential_keys?: string[];
+}
+
+/** A publish body from a module's source, with the size check the daemon would answer 413 to. */
+export function publishBody(file: string, settings: ToolSettings = {}): McpPublishBody {
+  const handler = readSource(file);
+  const body: McpPublishBody = { handler };
+  if (settings.description !== undefined) body.description = settings.description;
+  if (settings.schema !== undefined) body.schema = settings.schema;
+  if (settings.credential_keys?.length) body.credential_keys = settings.credential_keys;
+  if (Buffer.byteLength(JSON.stringify(body)) > MCP_PUBLISH_BODY_LIMIT) {
+    throw new UsageError(`${file} is too large: a tool module (with its schema) must fit in 1 MiB`, 'split it into several tools');
+  }
+  return body;
+}
+
+function readSource(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+  }
+  if (!text.trim()) throw new UsageError(`${file} is empty`, 'a tool is a Python module with a function decorated with @tool (see `platform init DIR --template mcp-python`)');
+  return text;
+}
+
+/** An input JSON Schema from a file: an object, as the contract requires. */
+export function readSchemaFile(file: string): Record<string, unknown> {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`cannot read the schema ${file}: ${(e as Error).message}`);
+  }
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new UsageError(`the schema ${file} must be a JSON object (an input JSON Schema such as {"type":"object","properties":{...}})`);
+  return doc as Record<string, unknown>;
+}
+
+export interface PublishResult {
+  server: string;
+  name: string;
+  version?: number;
+  build_id: string;
+  note: string;
+}
+
+export async function publishTool(client: ApiClient, ref: ServerRef, tool: string, body: McpPublishBody): Promise<PublishResult> {
+  try {
+    const res = await client.call(mcpRoutes.publish, { params: { projectID: ref.projectID, name: ref.server, tool }, body });
+    return { server: res.server, name: res.name, version: res.version, build_id: res.build_id, note: res.note };
+  } catch (e) {
+    explain(e, { server: ref.server, tool });
+  }
+}
+
+/**
+ * Optional per-tool settings of a folder publish: `mcp.json` beside the modules,
+ * `{"tools": {"<name>": {"description", "schema", "credential_keys"}}}` (credentialKeys also read).
+ */
+export const FOLDER_SETTINGS = 'mcp.json';
+
+function folderSettings(dir: string): Record<string, ToolSettings> {
+  const file = join(dir, FOLDER_SETTINGS);
+  let doc: unknown;
+  try {
+    doc = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
+  }
+  const tools = (doc as { tools?: unknown } | null)?.tools ?? {};
+  if (typeof tools !== 'object' || Array.isArray(tools)) throw new UsageError(`${file}: "tools" must be an object keyed by tool name`);
+  const out: Record<string, ToolSettings> = {};
+  for (const [name, raw] of Object.entries(tools as Record<string, Record<string, unknown>>)) {
+    const keys = raw.credential_keys ?? raw.credentialKeys;
+    if (keys !== undefined && (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string'))) throw new UsageError(`${file}: tools.${name}.credential_keys must be a list of secret names`);
+    if (raw.description !== undefined && typeof raw.description !== 'string') throw new UsageError(`${file}: tools.${name}.description must be a string`);
+    if (raw.schema !== undefined && (typeof raw.schema !== 'object' || raw.schema === null || Array.isArray(raw.schema))) throw new UsageError(`${file}: tools.${name}.schema must be a JSON object`);
+    out[name] = { description: raw.description as string | undefined, schema: raw.schema as Record<string, unknown> | undefined, credential_keys: keys as string[] | undefined };
+  }
+  return out;
+}
+
+export interface FolderTool {
+  name: string;
+  file: string;
+  body: McpPublishBody;
+}
+
+/**
+ * The tool modules of a folder: every `*.py` directly in it, by name. Files starting with `_`
+ * (`__init__.py`, private helpers) are skipped; any other file whose stem is not a tool name stops
+ * the publish before anything is sent, so a folder is never published half.
+ */
+export function readFolder(dir: string): { tools: FolderTool[]; skipped: string[] } {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir).sort();
+  } catch (e) {
+    throw new UsageError(`cannot read the folder ${dir}: ${(e as Error).message}`);
+  }
+  const settings = folderSettings(dir);
+  const skipped: string[] = [];
+  const bad: string[] = [];
+  const tools: FolderTool[] = [];
+  for (const entry of entries) {
+    if (extname(entry) !== '.py' || !statSync(join(dir, entry)).isFile()) continue;
+    const stem = basename(entry, '.py');
+    if (stem.startsWith('_')) {
+      skipped.push(entry);
+      continue;
+    }
+    if (!MCP_TOOL_NAME_RE.test(stem)) {
+      bad.push(entry);
+      continue;
+    }
+    tools.push({ name: stem, file: join(dir, entry), body: publishBody(join(dir, entry), settings[stem]) });
+  }
+  if (bad.length) {
+    throw new UsageError(
+      `not a tool name: ${bad.join(', ')} (a tool module is named <tool>.py with lowercase letters, digits and underscores, starting with a letter)`,
+      'rename those files, or prefix helper files with _ so they are skipped',
+    );
+  }
+  const unknown = Object.keys(settings).filter((n) => !tools.some((t) => t.name === n));
+  if (unknown.length) throw new UsageError(`${join(dir, FOLDER_SETTINGS)} names tools with no module in the folder: ${unknown.join(', ')}`);
+  if (!tools.length) throw new UsageError(`no tool modules (*.py) in ${dir}`, 'create one with `platform init DIR --template mcp-python`');
+  return { tools, skipped };
+}
+
+/**
+ * True when publishing the body would change nothing: same source and credential keys, and the
+ * description and schema either not given (derived from the same source) or equal.
+ */
+export function unchanged(current: McpTool | undefined, body: McpPublishBody): boolean {
+  if (!current) return false;
+  if (current.handler !== body.handler) return false;
+  if (!isDeepStrictEqual([...(current.credential_keys ?? [])].sort(), [...(body.credential_keys ?? [])].sort())) return false;
+  if (body.description !== undefined && body.description !== current.description) return false;
+  if (body.schema !== undefined && !isDeepStrictEqual(body.schema, current.schema)) return false;
+  return true;
+}
+
+export interface FolderPlan {
+  publish: FolderTool[];
+  unchanged: string[];
+  /** Tools on the server with no module in the folder (deleted only with prune). */
+  extra: string[];
+}
+
+export async function planFolder(client: ApiClient, ref: ServerRef, tools: FolderTool[], force: boolean): Promise<FolderPlan> {
+  let current: McpTool[];
+  try {
+    current = (await client.call(mcpRoutes.tools, { params: { projectID: ref.projectID, name: ref.server } })).tools;
+  } catch (e) {
+    explain(e, { server: ref.server });
+  }
+  const byName = new Map(current.map((t) => [t.name, t]));
+  const publish = force ? tools : tools.filter((t) => !unchanged(byName.get(t.name), t.body));
+  return {
+    publish,
+    unchanged: tools.filter((t) => !publish.includes(t)).map((t) => t.name),
+    extra: current.map((t) => t.name).filter((n) => !tools.some((t) => t.name === n)),
+  };
+}
+
+export async function deleteTool(client: ApiClient, ref: ServerRef, tool: string) {
+  try {
+    return await client.call(mcpRoutes.deleteTool, { params: { projectID: ref.projectID, name: ref.server, tool } });
+  } catch (e) {
+    explain(e, { server: ref.server, tool });
+  }
+}
+
+export interface WaitUpdate {
+  version: number;
+  state: string;
+  message?: string;
+}
+
+export interface WaitOptions {
+  /** The version to wait for; without it, the newest one. */
+  version?: number;
+  onState?: (u: WaitUpdate) => void;
+  pollMs?: number;
+  timeoutMs?: number;
+}
+
+/**
+ * Polls until `version` serves (ready and current) or fails. A failure becomes an AbortError with
+ * the build's message; the server keeps serving its previous version, which the error says.
+ */
+export async function waitForVersion(client: ApiClient, ref: ServerRef, o: WaitOptions = {}): Promise<{ server: McpServer; version: McpVersion }> {
+  const deadline = Date.now() + (o.timeoutMs ?? 10 * 60_000);
+  const params = { projectID: ref.projectID, name: ref.server };
+  let last = '';
+  for (;;) {
+    let server: McpServer;
+    let versions: McpVersion[];
+    try {
+      [server, versions] = await Promise.all([
+        client.call(mcpRoutes.get, { params }).then((r) => r.mcp_server),
+        client.call(mcpRoutes.versions, { params }).then((r) => r.versions),
+      ]);
+    } catch (e) {
+      explain(e, { server: ref.server });
+    }
+    const v = o.version === undefined ? versions[0] : versions.find((x) => x.version === o.version);
+    if (!v) throw new AbortError(`${ref.server} has no version ${o.version ?? ''}`.trim(), `publish a tool with \`platform mcp tools publish ${ref.server} FILE.py\``);
+    // A version's own state when the daemon reports it; else the server's, once it runs this version.
+    const serving = server.version === v.version;
+    const state = v.state ?? (serving || server.state === 'failed' ? server.state : 'pending');
+    const message = v.message ?? (state === 'failed' ? server.message : undefined);
+    const seen = `${state}\n${message ?? ''}`;
+    if (seen !== last) o.onState?.({ version: v.version, state, message });
+    last = seen;
+    if (state === 'failed') {
+      const keeps = server.version !== undefined && server.version !== v.version ? `; version ${server.version} keeps serving` : '';
+      throw new AbortError(
+        `${ref.server} version ${v.version} failed${keeps}:\n${message ?? '(no message)'}`,
+        `fix the tool and publish again; the versions: \`platform mcp versions ${ref.server}\``,
+      );
+    }
+    // Ready and running it; or ready and already replaced by a newer publish (nothing to wait for).
+    if (state === 'ready' && server.state === 'ready' && (serving || (server.version ?? 0) > v.version)) return { server, version: v };
+    if (Date.now() > deadline) {
+      throw new AbortError(`${ref.server} version ${v.version} is still ${state} after ${Math.round((o.timeoutMs ?? 600_000) / 1000)} s`, `check it with \`platform mcp get ${ref.server}\``);
+    }
+    await new Promise((r) => setTimeout(r, o.pollMs ?? 150));
+  }
+}
+
+/**
+ * Arguments of a call: --args JSON (an object) first, then each --arg k=v over it. A value is
+ * JSON when it parses as JSON (numbers, booleans, lists, objects, quoted strings), else the text.
+ */
+export function parseCallArgs(pairs: string[] = [], json?: string): Record<string, unknown> {
+  let args: Record<string, unknown> = {};
+  if (json !== undefined) {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(json);
+    } catch (e) {
+      throw new UsageError(`--args is not valid JSON: ${(e as Error).message}`, `pass an object, e.g. --args '{"a": 1}'`);
+    }
+    if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new UsageError('--args must be a JSON object', `e.g. --args '{"a": 1, "b": "text"}'`);
+    args = doc as Record<string, unknown>;
+  }
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--arg ${pair} is not KEY=VALUE`, 'e.g. --arg a=1 --arg name=Ada');
+    args[pair.slice(0, eq)] = parseValue(pair.slice(eq + 1));
+  }
+  return args;
+}
+
+export function parseValue(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Slack over the protocol endpoint's longest request timeout, so the daemon's answer arrives first. */
+const CALL_WAIT_SECONDS = 900 + 30;
+
+export interface CallResult {
+  server: string;
+  tool: string;
+  version: number;
+  content: Record<string, unknown>[];
+  structuredContent?: unknown;
+  isError: boolean;
+  duration_ms: number;
+}
+
+export async function callTool(client: ApiClient, ref: ServerRef, tool: string, args: Record<string, unknown>): Promise<CallResult> {
+  try {
+    const path = await client.pathFor(mcpRoutes.call, { projectID: ref.projectID, name: ref.server, tool });
+    const res = await client.request(mcpRoutes.call.method, path, { body: { arguments: args }, waitSeconds: CALL_WAIT_SECONDS });
+    return (await res.json()) as CallResult;
+  } catch (e) {
+    explain(e, { server: ref.server, tool });
+  }
+}
+
+/** The readable part of a tool result: text items as they are, anything else as a one-line summary. */
+export function contentText(r: Pick<CallResult, 'content' | 'structuredContent'>): string {
+  const parts = r.content.map((c) => {
+    if (c.type === 'text' && typeof c.text === 'string') return c.text;
+    if (c.type === 'image' || c.type === 'audio') return `[${c.type} ${String(c.mimeType ?? '')}, ${Math.floor((String(c.data ?? '').length * 3) / 4)} bytes]`;
+    if (c.type === 'resource_link' || c.type === 'resource') return `[resource ${String(c.uri ?? (c.resource as { uri?: string } | undefined)?.uri ?? '')}]`;
+    return JSON.stringify(c);
+  });
+  if (!parts.length && r.structuredContent !== undefined) return JSON.stringify(r.structuredContent, null, 2);
+  return parts.join('\n');
+}
