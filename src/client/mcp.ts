@@ -29,9 +29,10 @@ export function explain(err: unknown, ref: { server?: string; tool?: string; ver
   } else if (err.status === 403) {
     next = 'this needs a project admin: ask one, or check your role with `platform members list`';
   } else if (err.status === 409) {
-    if (/yank/.test(m)) next = `make it a rollback target again with \`platform mcp unyank ${s} ${ref.version ?? 'VERSION'}\``;
+    // The running version first: "cannot yank the running version" also says yank.
+    if (/running|current/.test(m)) next = `roll back to another version first (\`platform mcp rollback ${s} VERSION\`), then yank this one`;
+    else if (/yanked/.test(m)) next = `make it a rollback target again with \`platform mcp unyank ${s} ${ref.version ?? 'VERSION'}\``;
     else if (/image/.test(m)) next = `that version never built; pick one whose state is ready in \`platform mcp versions ${s}\``;
-    else if (/running|current/.test(m)) next = `roll back to another version first (\`platform mcp rollback ${s} VERSION\`), then yank this one`;
     else if (/exist/.test(m)) next = `choose another name, or look at it with \`platform mcp get ${s}\``;
   } else if (err.status === 413) {
     next = 'a tool module (with its schema) must fit in 1 MiB; split it into several tools';
