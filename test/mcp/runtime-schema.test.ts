@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { check, removeDir, versionDir } from './runtime-helpers.js';
 
@@ -185,5 +187,34 @@ describe('--check failures: exit 1, one clear line per problem', () => {
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^tools\/a\.py, line 1: SyntaxError: /);
     expect(lines[1]).toBe('tools/b.py: no function decorated with @tool (from platform_mcp import tool)');
+  });
+});
+
+describe('templates/mcp-python', () => {
+  it('its module passes the build step with a derived schema', async () => {
+    const source = readFileSync(join(import.meta.dirname, '..', '..', 'templates', 'mcp-python', 'greet.py'), 'utf8');
+    const d = await versionDir({ greet: source });
+    try {
+      const r = await check(d);
+      expect(r.stderr).toBe('');
+      expect(r.manifest!.tools).toEqual([
+        {
+          name: 'greet',
+          module: 'greet',
+          description: 'Greets someone by name.',
+          inputSchema: {
+            type: 'object',
+            properties: {
+              name: { type: 'string', description: 'who to greet' },
+              style: { type: 'string', enum: ['plain', 'excited'], default: 'plain', description: 'plain or excited' },
+              times: { type: 'integer', default: 1, description: 'how many times to repeat the greeting (1 to 5)' },
+            },
+            required: ['name'],
+          },
+        },
+      ]);
+    } finally {
+      removeDir(d);
+    }
   });
 });
