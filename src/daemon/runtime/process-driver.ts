@@ -141,7 +141,7 @@ export class ProcessDriver implements Driver {
         said = (said + c).slice(-16_384);
       };
       const box = sandbox ? { readOnly: interpreterRoots(python), writable: [final] } : undefined;
-      const code = await run(check.cmd, check.args, final, tee, signal, { PYTHONPATH: join(final, '.platform') }, box);
+      const code = await run(check.cmd, check.args, final, tee, signal, check.env, box);
       if (code !== 0 || !existsSync(join(final, '.platform', 'manifest.json'))) {
         rmSync(final, { recursive: true, force: true });
         const lines = said.split('\n').map((l) => l.trim()).filter(Boolean);

@@ -240,21 +240,3 @@ export function runtimeAvailable(runtime: Runtime): Promise<{ ok: boolean; reaso
   });
 }
 
-/**
- * An MCP server version (docs/decisions/mcp.md, Tool runtime): the Python tool runtime serving
- * tools/<tool>.py as listed in tools.json. Build is its --check (imports every tool module and
- * writes .platform/manifest.json); start serves JSON-RPC on 127.0.0.1:$PORT.
- */
-export function mcpServerCommand(workloadDir: string, opts: RuntimeOptions = {}): WorkloadCommand {
-  const python = opts.python ?? 'python3';
-  const server = inPlatformDir(workloadDir, 'mcp_server.py');
-  return {
-    prepare: copier([
-      ['mcp/mcp_server.py', join(PLATFORM_DIR, 'mcp_server.py')],
-      ['mcp/platform_mcp.py', join(PLATFORM_DIR, 'platform_mcp.py')],
-      ['helpers/platform_secrets.py', join(PLATFORM_DIR, 'platform_secrets.py')],
-    ]),
-    build: { cmd: python, args: [server, '--check', workloadDir], cwd: workloadDir },
-    start: { cmd: python, args: ['-u', server, '--serve', workloadDir], env: { PYTHONUNBUFFERED: '1' }, cwd: workloadDir },
-  };
-}
