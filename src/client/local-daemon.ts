@@ -9,6 +9,8 @@ import { AbortError } from './errors.js';
 export interface DaemonInfo {
   version: string;
   url: string;
+  /** The internal listener (private MCP servers); absent from older daemons. */
+  internal_url?: string;
   pid: number;
   /** How workloads are isolated (bubblewrap, none, unavailable, docker); absent from older daemons. */
   isolation?: string;

@@ -19,6 +19,7 @@ import { SessionTokens } from './services/auth/session-tokens.js';
 import { gateProject } from './services/accounts/projects.js';
 import { migrate, type Db } from './store/db.js';
 import { isInternalCall } from './internal-call.js';
+import { arrivedOnInternalListener } from './http/internal-listener.js';
 import { newRequestId } from './ids.js';
 
 export interface AppDeps {
@@ -83,6 +84,15 @@ export function createApp(deps: AppDeps): App {
         return await hosted.serve({ requestId, ip, principal, req, res });
       }
       const url = requestTarget(req.url);
+      const internal = arrivedOnInternalListener(req);
+      const byPath = ctx.hooks.pathRoutes.find((p) => p.matches(url.pathname));
+      if (byPath) {
+        // Workloads on the internal listener are inside the platform: no per-caller rate limit there.
+        const wait = internal ? 0 : buckets.take(`ip:${ip}`);
+        if (wait > 0) throw tooMany('rate limit exceeded: slow down and retry after the time in Retry-After', wait);
+        return await byPath.serve({ requestId, ip, req, res }, internal);
+      }
+      if (internal) throw new ApiError(404, `no route for ${req.method ?? 'GET'} ${url.pathname} on the internal listener (it serves MCP server endpoints only)`);
       const { route, params } = router.match(req.method ?? 'GET', url.pathname);
       const principal = route.contract.auth === 'none' && route.contract.unlimited ? undefined : await credentials.resolve(req.headers.authorization);
       if (!route.contract.unlimited) {

@@ -35,6 +35,14 @@ export interface Hooks {
    * `<name>-<short>.apps.localhost`): the first whose `matches` is true serves the request.
    */
   hostRoutes: Array<{ matches(host: string): boolean; serve(ctx: RequestContext): Promise<void> }>;
+  /**
+   * Requests routed by path prefix before the router, with no platform credential resolved (the
+   * MCP protocol endpoint checks its own bearer). `internal` is true on the internal listener,
+   * which serves nothing else.
+   */
+  pathRoutes: Array<{ matches(path: string): boolean; serve(ctx: RequestContext, internal: boolean): Promise<void> }>;
+  /** Set by the MCP area: which servers an agent revision records, and the MCP_SERVERS value they render to. */
+  mcpServers?: McpServersHook;
   /** Dependencies reported by the daemon's `GET /healthz`, by name (messaging's, spec 3 §4.3). */
   healthDependencies: Array<() => Record<string, HealthDependency>>;
   /** Push targets: maps a workload url of the project to where it listens (undefined: not a workload). */
@@ -43,6 +51,14 @@ export interface Hooks {
   agentSecrets?: AgentSecretsHook;
   /** Set by the secrets area: an agent's bound values for a deploy (tracking bindings take the newest). */
   boundSecretEnv?: (projectId: string, agent: string) => Record<string, string>;
+}
+
+/** MCP_SERVERS for agents (spec 2 §4.2): recorded when a revision is built, rendered when an instance starts. */
+export interface McpServersHook {
+  /** Ids of the project's servers that are ready now (a revision keeps this list). */
+  ready(projectId: string): string[];
+  /** The MCP_SERVERS entries of those servers that still exist, with current urls and bearers. */
+  render(projectId: string, serverIds: string[]): Array<{ name: string; url: string; bearer: string }>;
 }
 
 /** What the secrets area needs from the agents area to bind, unbind and apply. */
@@ -61,7 +77,7 @@ export interface AgentSecretsHook {
   ): { revisionRolled: boolean; afterCommit?: () => Promise<void> };
 }
 
-export const emptyHooks = (): Hooks => ({ projectDependents: [], agentNames: [], unownedAgents: [], quotaUsage: [], hostRoutes: [], healthDependencies: [] });
+export const emptyHooks = (): Hooks => ({ projectDependents: [], agentNames: [], unownedAgents: [], quotaUsage: [], hostRoutes: [], pathRoutes: [], healthDependencies: [] });
 
 /**
  * One area of the daemon (spec sections map to areas). The registry applies migrations, lets each

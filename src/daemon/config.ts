@@ -12,6 +12,13 @@ export interface DaemonConfig {
   host: string;
   /** 0 picks a free port. */
   port: number;
+  /**
+   * PLATFORM_INTERNAL_PORT: the internal loopback listener (private MCP servers' addresses,
+   * reachable only by workloads and the daemon); 0 picks a free port, set to the real one once listening.
+   */
+  internalPort: number;
+  /** PLATFORM_MCP_REQUEST_TIMEOUT: the MCP protocol endpoint's request timeout in seconds (default 60, clamped to 900). */
+  mcpRequestTimeoutSeconds: number;
   version: string;
   rateLimit: RateLimitConfig;
   signIn: { perIp: number; perAccount: number; windowMs: number };
@@ -152,6 +159,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
     home: env.PLATFORM_HOME || join(homedir(), '.platform'),
     host: '127.0.0.1',
     port: num(env.PLATFORM_PORT, 7070),
+    internalPort: num(env.PLATFORM_INTERNAL_PORT, 0),
+    mcpRequestTimeoutSeconds: Math.min(900, Math.max(1, num(env.PLATFORM_MCP_REQUEST_TIMEOUT, 60))),
     version: env.PLATFORM_VERSION ?? '0.1.0',
     rateLimit: {
       burst: num(env.PLATFORM_RATE_LIMIT_BURST, 600),

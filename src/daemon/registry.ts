@@ -9,6 +9,7 @@ import { createCacheArea } from './services/cache/routes.js';
 import { createAgentsArea } from './services/agents/routes.js';
 import { messagingArea } from './services/messaging/routes.js';
 import { secretsArea } from './services/secrets/routes.js';
+import { createMcpArea } from './services/mcp/routes.js';
 import { vectorArea } from './services/vector/routes.js';
 
 /**
@@ -16,5 +17,5 @@ import { vectorArea } from './services/vector/routes.js';
  * workloads next, the store last). The accounts area comes first because the others use its tables.
  */
 export function allAreas(): Area[] {
-  return [accountsArea, healthArea, authArea, invitationsArea, serviceAccountsArea, auditArea, createAgentsArea(), createCacheArea(), messagingArea(), secretsArea, vectorArea()];
+  return [accountsArea, healthArea, authArea, invitationsArea, serviceAccountsArea, auditArea, createAgentsArea(), createCacheArea(), messagingArea(), secretsArea, createMcpArea(), vectorArea()];
 }

@@ -2,6 +2,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp, type App } from './app.js';
 import { listenerPort, startQdrantListener } from './http/qdrant-listener.js';
+import { startInternalListener } from './http/internal-listener.js';
 import type { DaemonConfig } from './config.js';
 import { bootstrap, ensureStateDirs, loadSigningKey, statePaths, type BootstrapAdmin } from './bootstrap.js';
 import { openDb, type Db } from './store/db.js';
@@ -14,6 +15,8 @@ import { handleClientErrors } from './http/client-errors.js';
 
 export interface RunningDaemon {
   url: string;
+  /** The internal listener: private MCP servers' addresses (docs/decisions/mcp.md). */
+  internalUrl: string;
   port: number;
   app: App;
   db: Db;
@@ -75,6 +78,9 @@ export async function startDaemon(
   // Port 0 picks a free port: record the real one so workloads get a reachable SVC_API_URL.
   config.port = port;
   const url = `http://${config.host}:${port}`;
+  const internal = await startInternalListener(config.host, config.internalPort, app.handler, edgeServer);
+  config.internalPort = listenerPort(internal);
+  const internalUrl = `http://${config.host}:${config.internalPort}`;
   let qdrant: Server | undefined;
   if (config.vector.qdrantPort !== undefined) {
     qdrant = await startQdrantListener(config.host, config.vector.qdrantPort, app.handler, edgeServer);
@@ -83,6 +89,7 @@ export async function startDaemon(
   let closed = false;
   return {
     url,
+    internalUrl,
     port,
     app,
     db,
@@ -91,7 +98,7 @@ export async function startDaemon(
       if (closed) return;
       closed = true;
       await Promise.all(
-        [server, qdrant].map(
+        [server, internal, qdrant].map(
           (s) =>
             s &&
             new Promise<void>((resolve) => {

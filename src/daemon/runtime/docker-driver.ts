@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { c as tarCreate } from 'tar';
-import { agentHarnessCommand, runtimeCommand, type AgentFramework, type Runtime, type WorkloadCommand } from '../runtimes/index.js';
+import { agentHarnessCommand, mcpServerCommand, runtimeCommand, type AgentFramework, type Runtime, type WorkloadCommand } from '../runtimes/index.js';
 import { PIP_FAST_FAIL, pipIndexUnreachable, type PipSource } from './pip.js';
 import { BuildFailure, type Artifact, type BuildSpec, type Driver, type RunningInstance, type StartSpec } from './driver.js';
 
@@ -60,8 +60,10 @@ export class DockerDriver implements Driver {
         dockerfile = 'Dockerfile';
       } else {
         const runtime = (spec.runtime ?? 'python') as Runtime;
+        // Agents and MCP servers (the tool runtime: tools/<tool>.py, tools.json) run on the python base.
         const isAgent = spec.framework !== 'function';
-        const cmds: WorkloadCommand = isAgent ? agentHarnessCommand(spec.framework as AgentFramework, WORKDIR) : runtimeCommand(runtime, WORKDIR);
+        const cmds: WorkloadCommand =
+          spec.framework === 'mcp' ? mcpServerCommand(WORKDIR, { python: 'python3' }) : isAgent ? agentHarnessCommand(spec.framework as AgentFramework, WORKDIR) : runtimeCommand(runtime, WORKDIR);
         cpSync(join(context, 'src'), join(context, 'ctx', 'workload'), { recursive: true });
         await cmds.prepare?.(join(context, 'ctx', 'workload'));
         readableTree(join(context, 'ctx', 'workload'));
@@ -82,7 +84,7 @@ export class DockerDriver implements Driver {
         writeFileSync(join(context, 'ctx', 'Dockerfile'), lines.join('\n') + '\n');
         dockerfile = 'Dockerfile';
       }
-      const tag = `platform-${spec.agentId.slice(0, 8)}:${spec.revision.slice(0, 12)}`;
+      const tag = spec.framework === 'mcp' ? spec.image : `platform-${spec.agentId.slice(0, 8)}:${spec.revision.slice(0, 12)}`;
       const tarStream = tarCreate({ cwd: join(context, 'ctx'), gzip: false }, ['.']);
       let said = '';
       const stream = await this.docker.buildImage(tarStream as unknown as NodeJS.ReadableStream, { t: tag, dockerfile, abortSignal: signal } as Docker.ImageBuildOptions);
@@ -102,6 +104,12 @@ export class DockerDriver implements Driver {
           },
         );
       });
+      if (spec.framework === 'mcp') {
+        // An MCP version is pinned to the image itself: its id is the digest Docker reports, and
+        // rollback starts containers from that id whatever the tag points at later.
+        const id = (await this.docker.getImage(tag).inspect()).Id;
+        return { ref: id, digest: id };
+      }
       return { ref: tag };
     } finally {
       rmSync(context, { recursive: true, force: true });

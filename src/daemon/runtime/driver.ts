@@ -17,6 +17,10 @@ export interface BuildSpec {
 export interface Artifact {
   /** Driver-specific reference: a directory for `process`, an image id for `docker`. */
   ref: string;
+  /** Content digest (`sha256:<hex>`) where the driver computes one (the `mcp` framework). */
+  digest?: string;
+  /** True when an identical artifact already existed and nothing was built. */
+  reused?: boolean;
 }
 
 export interface StartSpec {

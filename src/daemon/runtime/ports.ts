@@ -49,3 +49,16 @@ function isFree(port: number): Promise<boolean> {
     s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
   });
 }
+
+/**
+ * One allocator per daemon for every area that runs instances (agents, MCP servers): two
+ * allocators over the same range could hand out the same port between a trial bind and the
+ * instance's own bind. Keyed by the daemon's workload settings (tests run several daemons).
+ */
+const shared = new WeakMap<object, PortAllocator>();
+
+export function sharedPorts(w: { portMin: number; portMax: number }): PortAllocator {
+  let p = shared.get(w);
+  if (!p) shared.set(w, (p = new PortAllocator(w.portMin, w.portMax)));
+  return p;
+}

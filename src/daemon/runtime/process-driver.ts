@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { AGENT_FRAMEWORKS, agentHarnessCommand, resolvePython, runtimeCommand, type AgentFramework, type Runtime, type WorkloadCommand } from '../runtimes/index.js';
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { AGENT_FRAMEWORKS, agentHarnessCommand, mcpServerCommand, resolvePython, runtimeCommand, type AgentFramework, type Runtime, type WorkloadCommand } from '../runtimes/index.js';
 import { pipIndexUnreachable, pipInstallArgs, type PipSource } from './pip.js';
 import { BuildFailure, type Artifact, type BuildSpec, type Driver, type RunningInstance, type StartSpec } from './driver.js';
 import { instanceLimits, releaseCgroups } from './limits.js';
@@ -51,6 +51,7 @@ export class ProcessDriver implements Driver {
         'the container framework builds a Dockerfile and runs only under the docker driver; start the daemon with PLATFORM_DRIVER=docker, or deploy a function or agent framework instead\n',
       );
     }
+    if (spec.framework === 'mcp') return this.buildMcp(spec, output, signal);
     const dir = join(this.workloadsDir, spec.agentId, spec.revision);
     rmSync(dir, { recursive: true, force: true });
     for (const f of spec.files) {
@@ -94,6 +95,63 @@ export class ProcessDriver implements Driver {
     if (venv) writeFileSync(join(dir, '.platform-python'), venv);
     output('build finished\n');
     return { ref: dir };
+  }
+
+  /**
+   * An MCP server version (docs/decisions/mcp.md, Daemon area): a content-addressed directory
+   * `workloads/mcp/sha256-<hex>`, the hash of the tool files, tools.json and the runtime's files.
+   * An identical tool set finds its directory built and is not built again; otherwise the
+   * runtime's --check (sandboxed, like the agent harness's) imports every tool module and writes
+   * the manifest, and its stderr lines are the failure's cause.
+   */
+  private async buildMcp(spec: BuildSpec, output: (chunk: string) => void, signal: AbortSignal): Promise<Artifact> {
+    const root = join(this.workloadsDir, 'mcp');
+    const staging = join(root, `.staging-${randomBytes(6).toString('hex')}`);
+    try {
+      for (const f of spec.files) {
+        const target = join(staging, f.path);
+        mkdirSync(dirname(target), { recursive: true });
+        writeFileSync(target, f.content);
+        chmodSync(target, 0o600);
+      }
+      const python = await resolvePython('python3');
+      const cmd = mcpServerCommand(staging, { python });
+      await cmd.prepare?.(staging);
+      const hex = treeDigest(staging);
+      const final = join(root, `sha256-${hex}`);
+      if (existsSync(join(final, '.platform', 'manifest.json'))) {
+        output(`tool set unchanged from a built version: reusing sha256:${hex} (no build step)\n`);
+        return { ref: final, digest: `sha256:${hex}`, reused: true };
+      }
+      let sandbox: boolean;
+      try {
+        sandbox = await this.sandboxed();
+      } catch (e) {
+        throw new BuildFailure(`${(e as Error).message}\n`);
+      }
+      if (sandbox && runsAsRoot()) chownTree(staging);
+      // The check runs where the version will live: paths it prints name the final directory's files.
+      rmSync(final, { recursive: true, force: true });
+      renameSync(staging, final);
+      const check = mcpServerCommand(final, { python }).build!;
+      output(`$ python3 .platform/mcp_server.py --check\n`);
+      let said = '';
+      const tee = (c: string) => {
+        output(c);
+        said = (said + c).slice(-16_384);
+      };
+      const box = sandbox ? { readOnly: interpreterRoots(python), writable: [final] } : undefined;
+      const code = await run(check.cmd, check.args, final, tee, signal, check.env, box);
+      if (code !== 0 || !existsSync(join(final, '.platform', 'manifest.json'))) {
+        rmSync(final, { recursive: true, force: true });
+        const lines = said.split('\n').map((l) => l.trim()).filter(Boolean);
+        throw new BuildFailure(`the tool check exited with code ${code}\n`, lines.slice(-5).join('\n') || `the tool check exited with code ${code}`);
+      }
+      output(`build finished: sha256:${hex}\n`);
+      return { ref: final, digest: `sha256:${hex}` };
+    } finally {
+      rmSync(staging, { recursive: true, force: true });
+    }
   }
 
   async start(spec: StartSpec): Promise<RunningInstance> {
@@ -145,6 +203,7 @@ export class ProcessDriver implements Driver {
   private async commands(framework: string, runtime: string | undefined, dir: string, venvPython?: string): Promise<WorkloadCommand> {
     const opts = { python: venvPython ?? (await resolvePython('python3')), cacheDir: join(this.cacheDir, 'build') };
     if (isAgentFramework(framework)) return agentHarnessCommand(framework, dir, opts);
+    if (framework === 'mcp') return mcpServerCommand(dir, opts);
     return runtimeCommand((runtime ?? 'python') as Runtime, dir, opts);
   }
 
@@ -193,6 +252,26 @@ export class ProcessDriver implements Driver {
     writeFileSync(join(venv, '.complete'), '');
     return python;
   }
+}
+
+/** sha256 over a directory's files (sorted relative paths and contents): a version's content address. */
+export function treeDigest(dir: string): string {
+  const files: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      const st = lstatSync(p);
+      if (st.isDirectory()) walk(p);
+      else if (st.isFile()) files.push(p);
+    }
+  };
+  walk(dir);
+  const h = createHash('sha256');
+  for (const f of files.map((p) => relative(dir, p)).sort()) {
+    const content = readFileSync(join(dir, f));
+    h.update(`${f}\0${content.length}\0`).update(content);
+  }
+  return h.digest('hex');
 }
 
 /**

@@ -171,6 +171,29 @@ export function agentHarnessCommand(framework: AgentFramework, workloadDir: stri
   };
 }
 
+/**
+ * How to prepare, check and start an MCP server version (docs/decisions/mcp.md, "Tool runtime").
+ * The directory holds tools/<tool>.py and tools.json; prepare adds the runtime, the module tools
+ * import (platform_mcp) and the secret reader it fetches credential keys with. The build step
+ * imports every tool module and writes .platform/manifest.json (the MCP tool list), failing
+ * with one line per problem (syntax error with its line, module without @tool, import error).
+ */
+export function mcpServerCommand(workloadDir: string, opts: RuntimeOptions = {}): WorkloadCommand {
+  const python = opts.python ?? 'python3';
+  const server = inPlatformDir(workloadDir, 'mcp_server.py');
+  // PYTHONPATH: tool modules import their siblings (`from tools import util`) and platform_mcp.
+  const env = { PYTHONUNBUFFERED: '1', PYTHONPATH: workloadDir, PYTHONDONTWRITEBYTECODE: '1' };
+  return {
+    prepare: copier([
+      ['mcp/mcp_server.py', join(PLATFORM_DIR, 'mcp_server.py')],
+      ['mcp/platform_mcp.py', join(PLATFORM_DIR, 'platform_mcp.py')],
+      ['helpers/platform_secrets.py', join(PLATFORM_DIR, 'platform_secrets.py')],
+    ]),
+    build: { cmd: python, args: [server, '--check', workloadDir], env, cwd: workloadDir },
+    start: { cmd: python, args: ['-u', server, '--serve', workloadDir], env, cwd: workloadDir },
+  };
+}
+
 const resolved = new Map<string, Promise<string>>();
 
 /**
@@ -216,3 +239,4 @@ export function runtimeAvailable(runtime: Runtime): Promise<{ ok: boolean; reaso
     });
   });
 }
+

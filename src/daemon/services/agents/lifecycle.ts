@@ -12,7 +12,7 @@ import { BuildQueue } from '../../runtime/build-queue.js';
 import { BuildFailure, type Driver } from '../../runtime/driver.js';
 import { ProcessDriver } from '../../runtime/process-driver.js';
 import { DockerDriver } from '../../runtime/docker-driver.js';
-import { PortAllocator } from '../../runtime/ports.js';
+import { sharedPorts, type PortAllocator } from '../../runtime/ports.js';
 import { workloadIsolation } from '../../runtime/sandbox.js';
 import { Supervisor, type LaunchPlan } from '../../runtime/supervisor.js';
 import { agentStore, type AgentRow, type BuildRow, type RevisionRow } from './store.js';
@@ -57,7 +57,7 @@ export class AgentRuntime {
     const w = ctx.config.workloads;
     const workloads = join(ctx.config.home, 'workloads');
     this.driver = w.driver === 'docker' ? new DockerDriver(w.dockerImages) : new ProcessDriver(workloads, join(ctx.config.home, 'cache'), w.isolation);
-    this.ports = new PortAllocator(w.portMin, w.portMax);
+    this.ports = sharedPorts(w);
     this.supervisor = new Supervisor(this.driver, this.ports, { idleMs: w.idleMs, startTimeoutMs: Math.min(w.deployTimeoutMs, 30_000), restartBackoffMs: w.restartBackoffMs }, {
       currentRevision: (id) => {
         const a = agentStore.byId(ctx.db, id);
@@ -334,6 +334,7 @@ export class AgentRuntime {
       SVC_PROJECT_ID: agent.project_id,
       SVC_PROJECT_KEY: key,
       PLATFORM_REQUEST_TIMEOUT_SECONDS: String(clampTimeout(cfg.timeout_seconds)),
+      ...(this.ctx.hooks.mcpServers ? { MCP_SERVERS: JSON.stringify(this.ctx.hooks.mcpServers.render(agent.project_id, JSON.parse(rev.mcp_servers ?? '[]') as string[])) } : {}),
     };
   }
 

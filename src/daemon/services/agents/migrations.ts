@@ -100,4 +100,7 @@ export const agentMigrations = [
   // one that keeps serving; the build's output stays on its build row.
   `ALTER TABLE agents_revisions ADD COLUMN state TEXT NOT NULL DEFAULT 'ready' CHECK (state IN ('deploying','ready','failed'));
    ALTER TABLE agents_revisions ADD COLUMN message TEXT NOT NULL DEFAULT '';`,
+  // MCP servers recorded when the revision was rolled (spec 2 §4.2: MCP_SERVERS is computed at
+  // revision build); rendered with current urls when an instance starts. JSON list of server ids.
+  `ALTER TABLE agents_revisions ADD COLUMN mcp_servers TEXT NOT NULL DEFAULT '[]';`,
 ];

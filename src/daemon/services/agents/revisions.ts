@@ -38,6 +38,8 @@ export function rollRevision(
     state: state ?? (built ? 'deploying' : 'ready'),
     message: '',
     created_at: isoNow(clock),
+    // Spec 2 §4.2: the servers an agent sees are fixed when its revision is made.
+    mcp_servers: JSON.stringify(ctx.hooks.mcpServers?.ready(agent.project_id) ?? []),
   };
   agentStore.insertRevision(db, row);
   const change: Partial<AgentRow> = { latest_revision: row.name };

@@ -44,6 +44,8 @@ export interface RevisionRow {
   state: 'deploying' | 'ready' | 'failed';
   message: string;
   created_at: string;
+  /** Ids of the MCP servers ready when the revision was rolled (JSON list). */
+  mcp_servers?: string;
 }
 
 export interface BuildRow {
@@ -140,9 +142,9 @@ export const agentStore = {
   insertRevision(db: Db, row: RevisionRow): void {
     stmt(
       db,
-      `INSERT INTO agents_revisions (id, agent_id, seq, name, reason, build_id, image, artifact, env, secret_keys, config, state, message, created_at)
-       VALUES (@id, @agent_id, @seq, @name, @reason, @build_id, @image, @artifact, @env, @secret_keys, @config, @state, @message, @created_at)`,
-    ).run(row);
+      `INSERT INTO agents_revisions (id, agent_id, seq, name, reason, build_id, image, artifact, env, secret_keys, config, state, message, created_at, mcp_servers)
+       VALUES (@id, @agent_id, @seq, @name, @reason, @build_id, @image, @artifact, @env, @secret_keys, @config, @state, @message, @created_at, @mcp_servers)`,
+    ).run({ mcp_servers: '[]', ...row });
   },
   setRevisionState(db: Db, agentId: string, name: string, state: RevisionRow['state'], message: string): void {
     stmt(db, 'UPDATE agents_revisions SET state = ?, message = ? WHERE agent_id = ? AND name = ?').run(state, message, agentId, name);
