@@ -29,8 +29,9 @@ export function explain(err: unknown, ref: { server?: string; tool?: string; ver
   } else if (err.status === 403) {
     next = 'this needs a project admin: ask one, or check your role with `platform members list`';
   } else if (err.status === 409) {
-    // The running version first: "cannot yank the running version" also says yank.
-    if (/running|current/.test(m)) next = `roll back to another version first (\`platform mcp rollback ${s} VERSION\`), then yank this one`;
+    if (ref.version === undefined && /running/.test(m)) next = `publish a tool and wait for it: \`platform mcp tools publish ${s} FILE.py --wait\` (state: \`platform mcp get ${s}\`)`;
+    // The running version before the yanked one: "cannot yank the running version" also says yank.
+    else if (/running|current/.test(m)) next = `roll back to another version first (\`platform mcp rollback ${s} VERSION\`), then yank this one`;
     else if (/yanked/.test(m)) next = `make it a rollback target again with \`platform mcp unyank ${s} ${ref.version ?? 'VERSION'}\``;
     else if (/image/.test(m)) next = `that version never built; pick one whose state is ready in \`platform mcp versions ${s}\``;
     else if (/exist/.test(m)) next = `choose another name, or look at it with \`platform mcp get ${s}\``;
@@ -270,7 +271,8 @@ export async function waitForVersion(client: ApiClient, ref: ServerRef, o: WaitO
     // A version's own state when the daemon reports it; else the server's, once it runs this version.
     const serving = server.version === v.version;
     const state = v.state ?? (serving || server.state === 'failed' ? server.state : 'pending');
-    const message = v.message ?? (state === 'failed' ? server.message : undefined);
+    // The daemon's message may open with "version N failed to build: "; the error says that already.
+    const message = (v.message ?? (state === 'failed' ? server.message : undefined))?.replace(/^version \d+ failed( to build)?: /, '');
     const seen = `${state}\n${message ?? ''}`;
     if (seen !== last) o.onState?.({ version: v.version, state, message });
     last = seen;
