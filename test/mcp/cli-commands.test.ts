@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { execa } from 'execa';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliSandbox, type CliResult } from '../helpers/cli.js';
@@ -268,6 +269,13 @@ describe('platform mcp', { timeout: 180_000 }, () => {
     expect(pruned.stdout).toMatch(/^folder: 0 published, 1 removed as version 4$/m);
     expect(pruned.stdout).toMatch(/^folder is ready: version 4 with add$/m);
     expect((await cli.run(['mcp', 'call', 'folder', 'add', '--arg', 'a=1'])).stdout).toBe('102');
+    // A folder whose build failed is not "unchanged and done": publishing it again says so.
+    writeFileSync(join(dir, 'broken.py'), BROKEN);
+    fails(await cli.run(['mcp', 'publish', 'folder', dir, '--wait']));
+    const same = await cli.run(['mcp', 'publish', 'folder', dir, '--wait']);
+    fails(same);
+    expect(same.stderr).toMatch(/nothing changed in .+, but the last build of folder failed:\n.*SyntaxError/);
+    expect(same.stderr).toMatch(/next: .*--force/);
   });
 
   it('init --template mcp-python gives a module that publishes and answers', async () => {
@@ -318,5 +326,62 @@ describe('platform mcp', { timeout: 180_000 }, () => {
     ok(envVar);
     const missing = await cli.run(['mcp', 'list', '-p', 'no-such-project']);
     fails(missing);
+  });
+  it('a project member reads and calls; admin-only commands answer 403 with who can run them', async () => {
+    ok(await cli.run(['service-accounts', 'create', 'mcp-reader', '--role', 'member']));
+    const key = await cli.run(['service-accounts', 'keys', 'create', 'mcp-reader', 'cli']);
+    ok(key);
+    const env = { PLATFORM_TOKEN: key.stdout.trim() };
+    const [list, get, tools, versions, call, create, publish, rollback, del] = await Promise.all([
+      cli.run(['mcp', 'list', '--json'], { env }),
+      cli.run(['mcp', 'get', 'calc', '--json'], { env }),
+      cli.run(['mcp', 'tools', 'list', 'calc', '--json'], { env }),
+      cli.run(['mcp', 'versions', 'calc', '--json'], { env }),
+      cli.run(['mcp', 'call', 'calc', 'add', '--arg', 'a=1', '--arg', 'b=1'], { env }),
+      cli.run(['mcp', 'create', 'by-member'], { env }),
+      cli.run(['mcp', 'tools', 'publish', 'calc', join(src, 'add.py'), '--json'], { env }),
+      cli.run(['mcp', 'rollback', 'calc', '1'], { env }),
+      cli.run(['mcp', 'delete', 'calc', '--yes', '--json'], { env }),
+    ]);
+    for (const r of [list, get, tools, versions, call]) ok(r);
+    expect(call.stdout).toBe('2');
+    for (const r of [create, rollback]) {
+      fails(r);
+      expect(r.stderr).toMatch(/next: this needs a project admin/);
+    }
+    for (const r of [publish, del]) {
+      fails(r);
+      expect(r.json).toMatchObject({ status: 403, next: expect.stringMatching(/project admin/) });
+    }
+  });
+
+  const hasScript = existsSync('/usr/bin/script');
+  if (!hasScript) console.warn('SKIPPED: the interactive pick needs util-linux `script` to give the CLI a terminal');
+  it.skipIf(!hasScript)('call without TOOL on a terminal picks the tool from a list and asks for its arguments', async () => {
+    const bin = join(import.meta.dirname, '..', '..', 'bin', 'run.js');
+    const p = execa('script', ['-qfec', `node ${bin} mcp call calc`, '/dev/null'], { env: cli.env, extendEnv: true, reject: false, timeout: 60_000 });
+    let out = '';
+    const answered = new Set<string>();
+    // Answer each prompt once it is up (input typed earlier would be echoed by the terminal itself).
+    const answers: [RegExp, string][] = [
+      [/tool \[1-3 or name\]: /, 'add'],
+      [/a \(integer, required\): /, '20'],
+      [/b \(integer, default 1\): /, '22'],
+    ];
+    p.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      for (const [prompt, answer] of answers) {
+        if (!answered.has(answer) && prompt.test(out)) {
+          answered.add(answer);
+          p.stdin!.write(`${answer}\r`);
+        }
+      }
+    });
+    const r = await p;
+    expect(r.exitCode, out).toBe(0);
+    expect(out).toMatch(/1\. add\s+Adds two numbers\./);
+    expect(out).toMatch(/2\. echo/);
+    expect(out).toMatch(/a: the first number/);
+    expect(out.trimEnd()).toMatch(/42$/);
   });
 });

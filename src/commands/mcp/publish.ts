@@ -2,7 +2,10 @@ import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { projectFlag } from '../../cli/flags.js';
 import { serverArg, waitFlags, waitWithProgress } from '../../cli/mcp.js';
-import { FOLDER_SETTINGS, deleteTool, planFolder, publishTool, readFolder, type PublishResult } from '../../client/mcp.js';
+import { FOLDER_SETTINGS, deleteTool, explain, planFolder, publishTool, readFolder, type PublishResult, type ServerRef } from '../../client/mcp.js';
+import type { ApiClient } from '../../client/api-client.js';
+import { AbortError } from '../../client/errors.js';
+import { mcpRoutes } from '../../api/mcp.js';
 
 export default class McpPublish extends BaseCommand {
   static override summary = 'Publish every tool module (*.py) of a folder; --wait waits for the version holding all of them';
@@ -50,10 +53,7 @@ export default class McpPublish extends BaseCommand {
     }
     const last = [...published, ...removed].at(-1);
     const result = { server: args.server, published, removed, unchanged: plan.unchanged, skipped, version: last?.version };
-    if (!last) {
-      this.print(`nothing to publish: ${args.server} already runs every tool of ${args.dir} unchanged`);
-      return result;
-    }
+    if (!last) return this.nothingChanged(client, ref, args.dir, result, flags);
     const versions = [...published, ...removed].map((r) => r.version).filter((v): v is number => v !== undefined);
     const span = versions.length > 1 ? `versions ${versions[0]}-${versions.at(-1)} (the last holds the whole folder)` : versions.length ? `version ${versions[0]}` : 'a new version';
     this.print(`${args.server}: ${published.length} published${removed.length ? `, ${removed.length} removed` : ''} as ${span}`);
@@ -63,6 +63,25 @@ export default class McpPublish extends BaseCommand {
     }
     const server = await waitWithProgress(client, ref, last.version, { json: this.jsonEnabled(), verbose: flags.verbose, timeout: flags.timeout });
     this.print(`${server.name} is ready: version ${server.version} with ${server.tool_names.join(', ')}`);
+    return { ...result, mcp_server: server };
+  }
+
+  /**
+   * Nothing to send. That is only "done" when the server is ready: after a failed build (of the same
+   * sources, e.g. an image build that broke) the user needs --force, and a build still running is
+   * waited for like any other.
+   */
+  private async nothingChanged<T extends object>(client: ApiClient, ref: ServerRef, dir: string, result: T, flags: { wait: boolean; verbose?: boolean; timeout: number }) {
+    const server = (await client.call(mcpRoutes.get, { params: { projectID: ref.projectID, name: ref.server } }).catch((e: unknown) => explain(e, { server: ref.server }))).mcp_server;
+    if (server.state === 'failed') {
+      throw new AbortError(`nothing changed in ${dir}, but the last build of ${ref.server} failed:\n${server.message ?? '(no message)'}`, 'fix the tools and publish again, or rebuild the same ones with --force');
+    }
+    if (server.state !== 'ready' && flags.wait) {
+      const ready = await waitWithProgress(client, ref, undefined, { json: this.jsonEnabled(), verbose: flags.verbose, timeout: flags.timeout });
+      this.print(`nothing changed in ${dir}; ${ready.name} is ready: version ${ready.version} with ${ready.tool_names.join(', ')}`);
+      return { ...result, mcp_server: ready };
+    }
+    this.print(server.state === 'ready' ? `nothing to publish: ${ref.server} already runs every tool of ${dir} unchanged` : `nothing changed in ${dir}; ${ref.server} is ${server.state}`);
     return { ...result, mcp_server: server };
   }
 }

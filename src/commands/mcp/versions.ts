@@ -15,7 +15,7 @@ export default class McpVersions extends BaseCommand {
     const projectID = this.projectRef(flags.project, flags.context);
     const res = await (await this.client()).call(mcpRoutes.versions, { params: { projectID, name: args.server } }).catch((e: unknown) => explain(e, { server: args.server }));
     this.table(res.versions, versionColumns, `no versions yet; publish a tool with \`${this.config.bin} mcp tools publish ${args.server} FILE.py\``);
-    for (const v of res.versions.filter((x) => x.state === 'failed' && x.message)) this.note(`version ${v.version} failed: ${v.message!.split('\n')[0]}`);
+    for (const v of res.versions.filter((x) => x.state === 'failed' && x.message)) this.note(`version ${v.version} failed: ${v.message!.replace(/^version \d+ failed( to build)?: /, '').split('\n')[0]}`);
     return res;
   }
 }
