@@ -1,5 +1,6 @@
 import { MiB } from '../../../api/contract.js';
 import { ApiError } from '../../http/errors.js';
+import { readBody } from '../../http/body.js';
 import type { RequestContext } from '../../http/router.js';
 import { request } from '../../lazy/modules.js';
 import { INSTANCE_SECRET_HEADER } from '../../runtime/instance-secret.js';
@@ -12,13 +13,17 @@ import { mcpStore } from './store.js';
 
 /** `/mcp/<project_short>/<server>/mcp`: the protocol endpoint (url + /mcp). */
 const ENDPOINT_RE = /^\/mcp\/([a-z][a-z0-9]{5})\/([a-z](?:[a-z0-9-]{0,38}[a-z0-9])?)\/mcp\/?$/;
-const DROPPED = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', INSTANCE_SECRET_HEADER, INTERNAL_CALL_HEADER]);
+const DROPPED = new Set(['host', 'connection', 'keep-alive', INSTANCE_SECRET_HEADER, INTERNAL_CALL_HEADER]);
 /** Answers larger than this are cut (a tools/list of many tools is far below it). */
 const UPSTREAM_CAP = 32 * MiB;
+/** Bodies up to this with a declared length travel in one piece (a JSON-RPC call is a few hundred bytes). */
+const WHOLE_BODY = 1024 * 1024;
 /** Past the runtime's own request timeout, so a hung tool is answered by the runtime as a tool error first. */
 const GRACE_SECONDS = 5;
 
 export const isMcpPath = (path: string) => path.startsWith('/mcp/');
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
 
 const notServed = (path: string) => new ApiError(404, `no MCP server answers at ${path.slice(0, 200)}`);
 
@@ -50,17 +55,35 @@ export async function serveEndpoint(d: Deps, c: RequestContext, internal: boolea
     Object.assign(headers, lease.headers);
     const method = c.req.method ?? 'POST';
     const hasBody = method !== 'GET' && method !== 'HEAD' && method !== 'DELETE';
+    // A small body with a declared length is read whole and sent in one write: piping a stream
+    // costs more than the call itself on a warm path. Larger or chunked bodies stream.
+    const declared = Number(c.req.headers['content-length']);
+    const body = !hasBody ? undefined : Number.isFinite(declared) && declared <= WHOLE_BODY ? await readBody(c.req, WHOLE_BODY) : c.req;
     let up;
     try {
       up = await request(`http://127.0.0.1:${lease.port}/mcp`, {
         method: method as 'POST',
         headers,
-        body: hasBody ? c.req : undefined,
+        body,
         headersTimeout: (seconds + GRACE_SECONDS) * 1000,
         bodyTimeout: (seconds + GRACE_SECONDS) * 1000,
       });
     } catch (e) {
       throw upstreamError(e, `MCP server ${server.name}`, seconds);
+    }
+    const length = Number(up.headers['content-length']);
+    if (Number.isFinite(length) && length <= WHOLE_BODY) {
+      // A JSON answer of known length: one write. SSE streams and unknown lengths stream through.
+      let answer: Buffer;
+      try {
+        answer = Buffer.from(await up.body.arrayBuffer());
+      } catch (e) {
+        throw upstreamError(e, `MCP server ${server.name}`, seconds);
+      }
+      c.res.statusCode = up.statusCode;
+      for (const [k, v] of Object.entries(up.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) c.res.setHeader(k, v);
+      c.res.end(answer);
+      return;
     }
     await pipeUpstream(up, c.res, `MCP server ${server.name}`, UPSTREAM_CAP);
   } finally {
