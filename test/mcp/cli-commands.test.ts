@@ -245,9 +245,12 @@ describe('platform mcp', { timeout: 180_000 }, () => {
     writeFileSync(join(dir, '_helpers.py'), '# not a tool\n');
     writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ tools: { echo: { description: 'Echo from mcp.json', credential_keys: ['echo-key'] } } }));
     ok(await cli.run(['mcp', 'create', 'folder']));
-    const first = await cli.run(['mcp', 'publish', 'folder', dir, '--wait']);
+    const first = await cli.run(['mcp', 'publish', 'folder', dir, '--wait', '--verbose']);
     ok(first);
     expect(first.stderr).toMatch(/skipped _helpers\.py/);
+    // --verbose: each state change of the awaited version on a line of its own, no spinner.
+    expect(first.stderr).toMatch(/^folder version 2: ready$/m);
+    expect(first.stderr).not.toMatch(/✓/);
     expect(first.stdout).toMatch(/^folder: 2 published as versions 1-2 \(the last holds the whole folder\)$/m);
     expect(first.stdout).toMatch(/^folder is ready: version 2 with add, echo$/m);
     const again = await cli.run(['mcp', 'publish', 'folder', dir, '--wait', '--json']);
