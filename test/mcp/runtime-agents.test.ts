@@ -143,7 +143,7 @@ describe('MCP_SERVERS in agents', () => {
   });
 
   it('without MCP_SERVERS, or with PLATFORM_MCP_ATTACH=0, nothing is attached', async () => {
-    for (const env of [{}, { MCP_SERVERS: servers, PLATFORM_MCP_ATTACH: '0' }]) {
+    for (const env of [{}, { MCP_SERVERS: servers, PLATFORM_MCP_ATTACH: '0' }] as Array<Record<string, string>>) {
       const a = await startAgent('crewai', { 'crew.py': CREW }, env);
       try {
         expect((await a.invoke('hi')).body.output).toBe('tools: search');
