@@ -351,10 +351,14 @@ def check(directory):
             sys.stderr.write(p + "\n")
         return 1
     out = os.path.join(directory, ".platform")
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "manifest.json"), "w", encoding="utf-8") as fh:
-        json.dump(manifest(tools), fh, indent=2, sort_keys=False)
-        fh.write("\n")
+    try:
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, "manifest.json"), "w", encoding="utf-8") as fh:
+            json.dump(manifest(tools), fh, indent=2, sort_keys=False)
+            fh.write("\n")
+    except OSError as exc:
+        sys.stderr.write(".platform/manifest.json: cannot be written: %s\n" % exc.strerror)
+        return 1
     return 0
 
 
@@ -645,7 +649,10 @@ def tool_result(value):
     if isinstance(value, str):
         text = value
     else:
-        text = json.dumps(value, ensure_ascii=False, default=str)
+        try:
+            text = json.dumps(value, ensure_ascii=False, default=str, allow_nan=False)
+        except ValueError as exc:  # NaN or Infinity, or a circular structure
+            return tool_error("the tool returned a value that is not JSON: %s" % exc)
     out = {"content": [{"type": "text", "text": text}], "isError": False}
     if isinstance(value, dict):
         out["structuredContent"] = json.loads(text) if text else value
@@ -667,6 +674,14 @@ class Dispatcher:
 
     def handle(self, msg):
         """One message to its response dict, a pre-encoded response str, or None (notification)."""
+        try:
+            return self._handle(msg)
+        except Exception as exc:  # a bug here must cost one answer, not the connection
+            traceback.print_exc()
+            rid = msg.get("id") if isinstance(msg, dict) else None
+            return rpc_error(rid, -32603, "Internal error: %s: %s" % (type(exc).__name__, exc))
+
+    def _handle(self, msg):
         if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0":
             return rpc_error(msg.get("id") if isinstance(msg, dict) else None, -32600, "Invalid Request")
         method = msg.get("method")
@@ -846,7 +861,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         try:
             msg = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             self.fail(400, "Parse error: the body is not JSON", code=-32700)
             return
         dispatcher = self.dispatcher
