@@ -106,8 +106,8 @@ describe('raw JSON-RPC', () => {
       { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'hi' }], isError: false } },
       { jsonrpc: '2.0', id: 3, error: { code: -32601, message: 'Method not found: nope/nope' } },
     ]);
-    const notes = await s.post([{ jsonrpc: '2.0', method: 'notifications/initialized' }]);
-    expect(notes.status).toBe(202);
+    const notes = await s.post([{ jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 'srv-1', result: {} }]);
+    expect([notes.status, notes.text]).toEqual([202, '']);
   });
 
   it('Accept with only text/event-stream gets one SSE message event', async () => {

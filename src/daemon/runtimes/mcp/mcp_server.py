@@ -79,6 +79,13 @@ def type_schema(hint):
         return {"type": _SCALARS[hint]}
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
         return {"enum": [m.value for m in hint]}
+    if typing.is_typeddict(hint):
+        fields = typing.get_type_hints(hint)
+        schema = {"type": "object", "properties": {k: type_schema(v) for k, v in fields.items()}}
+        required = [k for k in fields if k in hint.__required_keys__]
+        if required:
+            schema["required"] = required
+        return schema
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
     if origin is typing.Annotated:
@@ -685,8 +692,8 @@ class Dispatcher:
         if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0":
             return rpc_error(msg.get("id") if isinstance(msg, dict) else None, -32600, "Invalid Request")
         method = msg.get("method")
-        if "id" not in msg:
-            return None  # a notification (or a response from the client): nothing to answer
+        if "id" not in msg or (method is None and ("result" in msg or "error" in msg)):
+            return None  # a notification, or a response from the client: nothing to answer
         rid = msg["id"]
         if not isinstance(method, str):
             return rpc_error(rid, -32600, "Invalid Request")
