@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { cast } from '../helpers/fixtures.js';
@@ -196,12 +197,16 @@ describe('delete', () => {
   it('stops the server, removes it and its versions; the endpoint is gone; audit row written', async () => {
     const url = `${d.internalUrl}/mcp/${c.project.short}/pub-1`;
     const bearer = await bearerFor(d, P(), 'pub-1');
+    const { artifact } = d.db.prepare(`SELECT v.artifact FROM mcp_versions v JOIN mcp_servers s ON s.id = v.server_id WHERE s.name = 'pub-1'`).get() as { artifact: string };
+    expect(existsSync(artifact)).toBe(true);
     const r = await d.api('DELETE', base(P(), 'pub-1'), { token: c.admin.token });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ name: 'pub-1', deleted: true });
     expect((await d.api('GET', base(P(), 'pub-1'), { token: c.admin.token })).status).toBe(404);
     expect((await d.api('DELETE', base(P(), 'pub-1'), { token: c.admin.token })).status).toBe(404);
     expect((await rpc(url, bearer, 'tools/list')).status).toBe(404);
+    // Its version directory went with it (no other version uses it).
+    expect(existsSync(artifact)).toBe(false);
     expect(d.db.prepare(`SELECT COUNT(*) AS n FROM mcp_versions v LEFT JOIN mcp_servers s ON s.id = v.server_id WHERE s.id IS NULL`).get()).toEqual({ n: 0 });
     const audit = (await d.api('GET', `/v1/projects/${P()}/audit?page_size=100`, { token: c.member.token })).body.entries;
     expect(audit.find((e: any) => e.action === 'mcpserver.delete' && e.target === 'pub-1')).toBeTruthy();
