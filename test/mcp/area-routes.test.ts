@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { cast } from '../helpers/fixtures.js';
@@ -211,5 +212,48 @@ describe('delete', () => {
     const audit = (await d.api('GET', `/v1/projects/${P()}/audit?page_size=100`, { token: c.member.token })).body.entries;
     expect(audit.find((e: any) => e.action === 'mcpserver.delete' && e.target === 'pub-1')).toBeTruthy();
     expect(audit.find((e: any) => e.action === 'mcpserver.create' && e.target === 'tools')).toBeTruthy();
+  });
+});
+
+describe('what a deployed server gets', () => {
+  const ENV_PY = `import os
+
+@tool
+def env() -> dict:
+    \"\"\"The platform variables a tool can see.\"\"\"
+    names = ["MCP_SERVER_NAME", "MCP_SERVER_VERSION", "MCP_REQUEST_TIMEOUT_SECONDS", "SVC_API_URL", "SVC_PROJECT_ID", "SVC_PROJECT_KEY", "SVC_MCP_AUTH_TOKEN", "PLATFORM_INSTANCE_SECRET"]
+    return {k: os.environ.get(k) for k in names}
+`;
+
+  it('its name, version and timeout as variables; the bearer, project key and instance secret are kept from tools', async () => {
+    await d.api('POST', base(P()), { token: c.admin.token, body: { name: 'env' } });
+    await d.api('PUT', `${base(P(), 'env')}/tools/env`, { token: c.admin.token, body: { handler: ENV_PY } });
+    await waitVersion(d, c.admin.token, P(), 'env', 1);
+    const r = await d.api('POST', `${base(P(), 'env')}/tools/env:call`, { token: c.member.token, body: {} });
+    expect(r.status).toBe(200);
+    const seen = r.body.structuredContent ?? JSON.parse(r.body.content[0].text);
+    const got = seen.result ?? seen;
+    expect(got).toMatchObject({ MCP_SERVER_NAME: 'env', MCP_SERVER_VERSION: '1', MCP_REQUEST_TIMEOUT_SECONDS: '60', SVC_API_URL: d.url, SVC_PROJECT_ID: P() });
+    expect(got.SVC_MCP_AUTH_TOKEN ?? null).toBeNull();
+    expect(got.SVC_PROJECT_KEY ?? null).toBeNull();
+    expect(got.PLATFORM_INSTANCE_SECRET ?? null).toBeNull();
+  });
+
+  it('no file of the state directory holds a bearer or a fetched secret value in clear', async () => {
+    const secrets = [await bearerFor(d, P(), 'tools'), await bearerFor(d, P(), 'env'), 'value-never-logged'];
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const p = join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (e.isFile()) files.push(p);
+      }
+    };
+    walk(d.home);
+    expect(files.some((f) => f.endsWith('platform.db'))).toBe(true);
+    for (const f of files) {
+      const text = readFileSync(f).toString('latin1');
+      for (const s of secrets) expect(text.includes(s), `${f} holds a secret`).toBe(false);
+    }
   });
 });

@@ -46,8 +46,6 @@ export class McpRuntime {
   private readonly deploying = new Map<string, Promise<void>>();
   private stopped = false;
   private sweeper?: NodeJS.Timeout;
-  /** Builds that ran a build step (not reused, not rolled back to): tests and the bench read it. */
-  buildsRun = 0;
 
   constructor(private readonly ctx: AreaContext) {
     const w = ctx.config.workloads;
@@ -116,10 +114,6 @@ export class McpRuntime {
     this.queue.enqueue(buildId);
   }
 
-  liveBuild(buildId: string): BuildLog | undefined {
-    return this.buildLogs.get(buildId);
-  }
-
   /** Stops a deleted server's instance and removes artifacts no remaining version uses. */
   async removeServer(serverId: string, artifacts: string[]): Promise<void> {
     await this.supervisor.remove(serverId);
@@ -186,7 +180,6 @@ export class McpRuntime {
       log.append(`build ${buildId}: MCP server ${server.name} version ${version.version} (${tools.length} tool${tools.length === 1 ? '' : 's'}) on the ${this.driver.name} driver\n`);
       artifact = await this.driver.build({ agentId: server.id, revision: `v${version.version}`, image: tag, framework: 'mcp', files, pip: config.workloads.pip }, (c) => log.append(c), abort.signal);
       if (abort.signal.aborted) throw new BuildFailure('');
-      if (!artifact.reused) this.buildsRun++;
     } catch (e) {
       failure = e instanceof BuildFailure ? e : new BuildFailure(`${(e as Error).message}\n`);
       if (timedOut) failure = new BuildFailure(failure.output, timedOut);
