@@ -76,7 +76,9 @@ export function createApp(deps: AppDeps): App {
     try {
       restoreMethod(req);
       // Workload public addresses are routed by Host before any path matching (DESIGN.md).
-      const hosted = ctx.hooks.hostRoutes.find((h) => h.matches(String(req.headers.host ?? '')));
+      // The internal listener serves path routes only (MCP endpoints), whatever the Host says.
+      const internal = arrivedOnInternalListener(req);
+      const hosted = internal ? undefined : ctx.hooks.hostRoutes.find((h) => h.matches(String(req.headers.host ?? '')));
       if (hosted) {
         const principal = await credentials.resolve(req.headers.authorization);
         const wait = isInternalCall(req) ? 0 : buckets.take(principal ? principalKey(principal) : `ip:${ip}`);
@@ -84,7 +86,6 @@ export function createApp(deps: AppDeps): App {
         return await hosted.serve({ requestId, ip, principal, req, res });
       }
       const url = requestTarget(req.url);
-      const internal = arrivedOnInternalListener(req);
       const byPath = ctx.hooks.pathRoutes.find((p) => p.matches(url.pathname));
       if (byPath) {
         // Workloads on the internal listener are inside the platform: no per-caller rate limit there.

@@ -26,6 +26,9 @@ describe('CLI against a real daemon it spawns', () => {
     const r = await cli.run(['daemon', 'status', '--json']);
     expect(r.exitCode).toBe(0);
     expect(r.json).toMatchObject({ running: true, url });
+    // The internal listener (private MCP servers' addresses) is reported beside the main url.
+    expect(r.json.internal_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(r.json.internal_url).not.toBe(url);
     expect((await cli.run(['daemon', 'status'])).stdout).toMatch(/state\s+running/);
   });
 

@@ -1,3 +1,5 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { cast } from '../helpers/fixtures.js';
@@ -196,15 +198,62 @@ describe('delete', () => {
   it('stops the server, removes it and its versions; the endpoint is gone; audit row written', async () => {
     const url = `${d.internalUrl}/mcp/${c.project.short}/pub-1`;
     const bearer = await bearerFor(d, P(), 'pub-1');
+    const { artifact } = d.db.prepare(`SELECT v.artifact FROM mcp_versions v JOIN mcp_servers s ON s.id = v.server_id WHERE s.name = 'pub-1'`).get() as { artifact: string };
+    expect(existsSync(artifact)).toBe(true);
     const r = await d.api('DELETE', base(P(), 'pub-1'), { token: c.admin.token });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ name: 'pub-1', deleted: true });
     expect((await d.api('GET', base(P(), 'pub-1'), { token: c.admin.token })).status).toBe(404);
     expect((await d.api('DELETE', base(P(), 'pub-1'), { token: c.admin.token })).status).toBe(404);
     expect((await rpc(url, bearer, 'tools/list')).status).toBe(404);
+    // Its version directory went with it (no other version uses it).
+    expect(existsSync(artifact)).toBe(false);
     expect(d.db.prepare(`SELECT COUNT(*) AS n FROM mcp_versions v LEFT JOIN mcp_servers s ON s.id = v.server_id WHERE s.id IS NULL`).get()).toEqual({ n: 0 });
     const audit = (await d.api('GET', `/v1/projects/${P()}/audit?page_size=100`, { token: c.member.token })).body.entries;
     expect(audit.find((e: any) => e.action === 'mcpserver.delete' && e.target === 'pub-1')).toBeTruthy();
     expect(audit.find((e: any) => e.action === 'mcpserver.create' && e.target === 'tools')).toBeTruthy();
+  });
+});
+
+describe('what a deployed server gets', () => {
+  const ENV_PY = `import os
+
+@tool
+def env() -> dict:
+    \"\"\"The platform variables a tool can see.\"\"\"
+    names = ["MCP_SERVER_NAME", "MCP_SERVER_VERSION", "MCP_REQUEST_TIMEOUT_SECONDS", "SVC_API_URL", "SVC_PROJECT_ID", "SVC_PROJECT_KEY", "SVC_MCP_AUTH_TOKEN", "PLATFORM_INSTANCE_SECRET"]
+    return {k: os.environ.get(k) for k in names}
+`;
+
+  it('its name, version and timeout as variables; the bearer, project key and instance secret are kept from tools', async () => {
+    await d.api('POST', base(P()), { token: c.admin.token, body: { name: 'env' } });
+    await d.api('PUT', `${base(P(), 'env')}/tools/env`, { token: c.admin.token, body: { handler: ENV_PY } });
+    await waitVersion(d, c.admin.token, P(), 'env', 1);
+    const r = await d.api('POST', `${base(P(), 'env')}/tools/env:call`, { token: c.member.token, body: {} });
+    expect(r.status).toBe(200);
+    const seen = r.body.structuredContent ?? JSON.parse(r.body.content[0].text);
+    const got = seen.result ?? seen;
+    expect(got).toMatchObject({ MCP_SERVER_NAME: 'env', MCP_SERVER_VERSION: '1', MCP_REQUEST_TIMEOUT_SECONDS: '60', SVC_API_URL: d.url, SVC_PROJECT_ID: P() });
+    expect(got.SVC_MCP_AUTH_TOKEN ?? null).toBeNull();
+    expect(got.SVC_PROJECT_KEY ?? null).toBeNull();
+    expect(got.PLATFORM_INSTANCE_SECRET ?? null).toBeNull();
+  });
+
+  it('no file of the state directory holds a bearer or a fetched secret value in clear', async () => {
+    const secrets = [await bearerFor(d, P(), 'tools'), await bearerFor(d, P(), 'env'), 'value-never-logged'];
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const p = join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (e.isFile()) files.push(p);
+      }
+    };
+    walk(d.home);
+    expect(files.some((f) => f.endsWith('platform.db'))).toBe(true);
+    for (const f of files) {
+      const text = readFileSync(f).toString('latin1');
+      for (const s of secrets) expect(text.includes(s), `${f} holds a secret`).toBe(false);
+    }
   });
 });

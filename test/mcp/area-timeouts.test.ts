@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workloadConfigFromEnv } from '../../src/daemon/config.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { cast } from '../helpers/fixtures.js';
 import { base, bearerFor, rpc, waitVersion } from './area-helpers.js';
@@ -24,7 +25,8 @@ let c: Awaited<ReturnType<typeof cast>>;
 let url: string;
 let bearer: string;
 beforeAll(async () => {
-  d = await startTestDaemon({ mcpRequestTimeoutSeconds: 1 });
+  const w = workloadConfigFromEnv({});
+  d = await startTestDaemon({ mcpRequestTimeoutSeconds: 1, workloads: { ...w, buildConcurrency: 1, buildQueueWaitMs: 1000 } });
   c = await cast(d);
   await d.api('POST', base(c.project.id), { token: c.admin.token, body: { name: 'slow' } });
   await d.api('PUT', `${base(c.project.id, 'slow')}/tools/slow`, { token: c.admin.token, body: { handler: SLOW_PY } });
@@ -54,5 +56,16 @@ describe('endpoint timeouts and failures', () => {
       if (last.status === 200) break;
     }
     expect(last.body.result.content[0].text).toBe('woke');
+  });
+
+  it('a version that waits past the build queue wait fails with why; one in a builder slot is not cut', async () => {
+    // One builder slot: a tool whose import takes 3 s holds it while the next version waits.
+    const SLOW_IMPORT = `import time\ntime.sleep(3)\n\n@tool\ndef nap() -> str:\n    return "ok"\n`;
+    await d.api('POST', base(c.project.id), { token: c.admin.token, body: { name: 'queue' } });
+    await d.api('PUT', `${base(c.project.id, 'queue')}/tools/nap`, { token: c.admin.token, body: { handler: SLOW_IMPORT } });
+    await d.api('PUT', `${base(c.project.id, 'slow')}/tools/other`, { token: c.admin.token, body: { handler: SLOW_PY.replace('def slow', 'def other') } });
+    const failed = await waitVersion(d, c.admin.token, c.project.id, 'slow', 2, 'failed', 20_000);
+    expect(failed.message).toMatch(/version 2 never started building: it waited 1 s for a builder slot; version 1 keeps serving/);
+    await waitVersion(d, c.admin.token, c.project.id, 'queue', 1, 'ready', 30_000);
   });
 });

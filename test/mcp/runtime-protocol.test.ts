@@ -17,6 +17,7 @@ beforeAll(async () => {
     weather: `from typing import Literal\n\n@tool\nasync def weather(city: str, units: Literal["c", "f"] = "c") -> dict:\n    """Weather for a city."""\n    return {"city": city, "temp": 21 if units == "c" else 70, "units": units}\n`,
     sleepy: `import time\n\n@tool\ndef sleepy(seconds: float):\n    time.sleep(seconds)\n    return "woke"\n`,
     echo: `@tool\ndef echo(text: str, credentials=None):\n    return text\n`,
+    nan: `@tool\ndef nan():\n    return {"x": float("nan")}\n`,
   });
   s = await serve(dir, { MCP_REQUEST_TIMEOUT_SECONDS: '1' });
 });
@@ -41,7 +42,7 @@ describe('the official MCP TypeScript SDK', () => {
       expect(client.getServerVersion()).toEqual({ name: 'test-server', version: '7' });
       expect(client.getServerCapabilities()).toMatchObject({ tools: {} });
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual(['add', 'boom', 'echo', 'sleepy', 'weather']);
+      expect(tools.map((t) => t.name)).toEqual(['add', 'boom', 'echo', 'nan', 'sleepy', 'weather']);
       expect(tools[0]).toEqual({
         name: 'add',
         description: 'Adds two integers.',
@@ -76,7 +77,7 @@ describe('raw JSON-RPC', () => {
     expect(r.headers.get('mcp-session-id')).toBeNull();
     expect(r.json).toEqual({ jsonrpc: '2.0', id: 'x-1', result: { content: [{ type: 'text', text: '3' }], isError: false } });
     const list = await s.post({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
-    expect(list.json.result.tools.map((t: { name: string }) => t.name)).toEqual(['add', 'boom', 'echo', 'sleepy', 'weather']);
+    expect(list.json.result.tools.map((t: { name: string }) => t.name)).toEqual(['add', 'boom', 'echo', 'nan', 'sleepy', 'weather']);
   });
 
   it('initialize answers the asked version when supported, else the latest', async () => {
@@ -105,8 +106,8 @@ describe('raw JSON-RPC', () => {
       { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'hi' }], isError: false } },
       { jsonrpc: '2.0', id: 3, error: { code: -32601, message: 'Method not found: nope/nope' } },
     ]);
-    const notes = await s.post([{ jsonrpc: '2.0', method: 'notifications/initialized' }]);
-    expect(notes.status).toBe(202);
+    const notes = await s.post([{ jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 'srv-1', result: {} }]);
+    expect([notes.status, notes.text]).toEqual([202, '']);
   });
 
   it('Accept with only text/event-stream gets one SSE message event', async () => {
@@ -127,6 +128,8 @@ describe('raw JSON-RPC', () => {
     }
     const enumBad = await s.post(callBody('weather', { city: 'x', units: 'k' }));
     expect(enumBad.json.result.content[0].text).toBe('invalid arguments for tool weather: units: must be one of "c", "f"');
+    const nan = await s.post(callBody('nan'));
+    expect(nan.json.result).toEqual({ content: [{ type: 'text', text: 'the tool returned a value that is not JSON: Out of range float values are not JSON compliant' }], isError: true });
     const parse = await s.post('{not json');
     expect(parse.status).toBe(400);
     expect(parse.json.error.code).toBe(-32700);
@@ -138,6 +141,23 @@ describe('raw JSON-RPC', () => {
     expect(r.json.result).toEqual({ content: [{ type: 'text', text: 'tool sleepy timed out after 1s' }], isError: true });
     expect(Date.now() - started).toBeLessThan(3000);
     expect((await s.post(callBody('add', { a: 1 }))).json.result.isError).toBe(false);
+  });
+});
+
+describe('stuck calls', () => {
+  it('16 calls still running past the timeout make the process exit so the supervisor restarts it', async () => {
+    const d = await versionDir({ hang: `import threading\n\n@tool\ndef hang():\n    threading.Event().wait()\n` });
+    const t = await serve(d, { MCP_REQUEST_TIMEOUT_SECONDS: '0.5' });
+    try {
+      const exit = new Promise<number | null>((resolve) => t.child.once('exit', (code) => resolve(code)));
+      const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => t.post(callBody('hang', {}, i)).catch(() => undefined)));
+      expect(answers.filter((a) => a?.json?.result?.content?.[0]?.text === 'tool hang timed out after 0.5s').length).toBeGreaterThanOrEqual(15);
+      expect(await exit).toBe(70);
+      expect(t.output()).toContain('16 tool calls are still running past the 0.5s timeout; exiting so the platform restarts this instance');
+    } finally {
+      await t.stop();
+      removeDir(d);
+    }
   });
 });
 

@@ -9,7 +9,7 @@ import { check, removeDir, versionDir } from './runtime-helpers.js';
  */
 const SIGNATURES = `
 import enum
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional, TypedDict, Union
 from platform_mcp import tool
 
 class Color(enum.Enum):
@@ -52,6 +52,18 @@ def documented(city: str, days: int = 3, units: Annotated[str, "metric or imperi
         a forecast
     """
 
+class Point(TypedDict, total=False):
+    x: float
+    label: str
+
+class Box(TypedDict):
+    corner: Point
+    size: int
+
+@tool
+def typed_dicts(box: Box, extra: dict[str, Point] | None = None):
+    pass
+
 @tool(name="renamed", description="Explicit description wins.")
 def original(q: str):
     """Docstring that loses."""
@@ -79,7 +91,7 @@ afterAll(() => removeDir(dir));
 
 describe('schema derivation', () => {
   it('lists every decorated function in order, one module exposing one tool under its module name', () => {
-    expect(Object.keys(tools)).toEqual(['bare', 'explicit', 'scalars', 'containers', 'optionals', 'literals', 'untyped', 'documented', 'renamed', 'single']);
+    expect(Object.keys(tools)).toEqual(['bare', 'explicit', 'scalars', 'containers', 'optionals', 'literals', 'untyped', 'documented', 'typed_dicts', 'renamed', 'single']);
     expect(tools.single).toMatchObject({ module: 'single', description: 'Single tool takes the module name.' });
     expect(tools.bare.inputSchema).toEqual({ type: 'object', properties: { x: { type: 'string' } }, required: ['x'] });
   });
@@ -115,6 +127,21 @@ describe('schema derivation', () => {
       ['mode'],
     ],
     ['untyped', { a: {}, b: { default: 3 }, c: { default: null } }, ['a']],
+    [
+      'typed_dicts',
+      {
+        box: {
+          type: 'object',
+          properties: { corner: { type: 'object', properties: { x: { type: 'number' }, label: { type: 'string' } } }, size: { type: 'integer' } },
+          required: ['corner', 'size'],
+        },
+        extra: {
+          anyOf: [{ type: 'object', additionalProperties: { type: 'object', properties: { x: { type: 'number' }, label: { type: 'string' } } } }, { type: 'null' }],
+          default: null,
+        },
+      },
+      ['box'],
+    ],
   ])('%s', (name, properties, required) => {
     expect(tools[name].inputSchema).toEqual({ type: 'object', properties, required });
   });

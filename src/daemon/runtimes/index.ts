@@ -165,6 +165,8 @@ export function agentHarnessCommand(framework: AgentFramework, workloadDir: stri
       ['agent/harness.py', join(PLATFORM_DIR, 'harness.py')],
       ['python/platform_http.py', join(PLATFORM_DIR, 'platform_http.py')],
       ['helpers/platform_secrets.py', join(PLATFORM_DIR, 'platform_secrets.py')],
+      // `import platform_mcp_client`: the servers of MCP_SERVERS, with no extra package.
+      ['mcp/platform_mcp_client.py', join(PLATFORM_DIR, 'platform_mcp_client.py')],
     ]),
     build: { cmd: python, args: [harness, '--check', workloadDir, framework], cwd: workloadDir },
     start: { cmd: python, args: ['-u', harness, '--serve', workloadDir, framework], env: { PYTHONUNBUFFERED: '1' }, cwd: workloadDir },

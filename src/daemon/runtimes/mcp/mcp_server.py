@@ -14,7 +14,6 @@ platform_secrets.py (credential reads). Standard library only. Two modes:
 Every request needs X-Platform-Instance-Secret (403); /mcp also needs the server's bearer
 (401). Tool calls run on worker threads and are cut at MCP_REQUEST_TIMEOUT_SECONDS.
 """
-import asyncio
 import builtins
 import enum
 import hmac
@@ -31,7 +30,6 @@ import threading
 import traceback
 import types
 import typing
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
@@ -79,6 +77,13 @@ def type_schema(hint):
         return {"type": _SCALARS[hint]}
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
         return {"enum": [m.value for m in hint]}
+    if typing.is_typeddict(hint):
+        fields = typing.get_type_hints(hint)
+        schema = {"type": "object", "properties": {k: type_schema(v) for k, v in fields.items()}}
+        required = [k for k in fields if k in hint.__required_keys__]
+        if required:
+            schema["required"] = required
+        return schema
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
     if origin is typing.Annotated:
@@ -256,9 +261,12 @@ def _problem_line(rel, exc):
 def load_tools(directory):
     """(tools by name in order, problems): imports tools/*.py and derives each tool's entry."""
     directory = os.path.abspath(directory)
-    for p in (os.path.join(directory, "tools"), directory):
-        if p not in sys.path:
-            sys.path.insert(1, p)
+    if directory not in sys.path:
+        sys.path.insert(1, directory)
+    # Flat sibling imports (`import util`) come last: a tool named like a standard module
+    # (tools/random.py) must not shadow it for the other tools or the runtime.
+    if os.path.join(directory, "tools") not in sys.path:
+        sys.path.append(os.path.join(directory, "tools"))
     builtins.tool = platform_mcp.tool  # a bare @tool works without the import
     # tools/ as a package of its own, whatever else on sys.path is called "tools": siblings
     # import each other as `from tools import other` (or flat, `import other`).
@@ -351,10 +359,14 @@ def check(directory):
             sys.stderr.write(p + "\n")
         return 1
     out = os.path.join(directory, ".platform")
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "manifest.json"), "w", encoding="utf-8") as fh:
-        json.dump(manifest(tools), fh, indent=2, sort_keys=False)
-        fh.write("\n")
+    try:
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, "manifest.json"), "w", encoding="utf-8") as fh:
+            json.dump(manifest(tools), fh, indent=2, sort_keys=False)
+            fh.write("\n")
+    except OSError as exc:
+        sys.stderr.write(".platform/manifest.json: cannot be written: %s\n" % exc.strerror)
+        return 1
     return 0
 
 
@@ -616,6 +628,8 @@ class Runtime:
             token = platform_mcp._credentials.set(creds)
             try:
                 if tool.is_async:
+                    import asyncio  # only async tools pay for it (about 70 ms at start)
+
                     return asyncio.run(tool.fn(**kwargs))
                 return tool.fn(**kwargs)
             finally:
@@ -645,7 +659,10 @@ def tool_result(value):
     if isinstance(value, str):
         text = value
     else:
-        text = json.dumps(value, ensure_ascii=False, default=str)
+        try:
+            text = json.dumps(value, ensure_ascii=False, default=str, allow_nan=False)
+        except ValueError as exc:  # NaN or Infinity, or a circular structure
+            return tool_error("the tool returned a value that is not JSON: %s" % exc)
     out = {"content": [{"type": "text", "text": text}], "isError": False}
     if isinstance(value, dict):
         out["structuredContent"] = json.loads(text) if text else value
@@ -667,11 +684,19 @@ class Dispatcher:
 
     def handle(self, msg):
         """One message to its response dict, a pre-encoded response str, or None (notification)."""
+        try:
+            return self._handle(msg)
+        except Exception as exc:  # a bug here must cost one answer, not the connection
+            traceback.print_exc()
+            rid = msg.get("id") if isinstance(msg, dict) else None
+            return rpc_error(rid, -32603, "Internal error: %s: %s" % (type(exc).__name__, exc))
+
+    def _handle(self, msg):
         if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0":
             return rpc_error(msg.get("id") if isinstance(msg, dict) else None, -32600, "Invalid Request")
         method = msg.get("method")
-        if "id" not in msg:
-            return None  # a notification (or a response from the client): nothing to answer
+        if "id" not in msg or (method is None and ("result" in msg or "error" in msg)):
+            return None  # a notification, or a response from the client: nothing to answer
         rid = msg["id"]
         if not isinstance(method, str):
             return rpc_error(rid, -32600, "Invalid Request")
@@ -731,146 +756,152 @@ def linger(sock):
         pass
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True
-    timeout = 120
+def http_handler():
+    """The request handler class; http.server is imported here, so --check does not pay for it."""
+    from http.server import BaseHTTPRequestHandler
 
-    def version_string(self):
-        return "platform-mcp"
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True
+        timeout = 120
 
-    instance_secret = b""
-    bearer = b""
-    dispatcher = None
+        def version_string(self):
+            return "platform-mcp"
 
-    def log_message(self, format, *args):  # noqa: A002 (signature fixed by the base class)
-        pass
+        instance_secret = b""
+        bearer = b""
+        dispatcher = None
 
-    def send(self, status, body=b"", content_type="application/json", headers=(), close=False):
-        self.send_response(status)
-        if status != 202 or body:
-            self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        for k, v in headers:
-            self.send_header(k, v)
-        if close:
-            self.send_header("Connection", "close")
-            self.close_connection = True
-        self._headers_buffer.append(b"\r\n")
-        if body and self.command != "HEAD":
-            self._headers_buffer.append(body)
-        self.flush_headers()
-        if close:
-            linger(self.connection)
+        def log_message(self, format, *args):  # noqa: A002 (signature fixed by the base class)
+            pass
 
-    def fail(self, status, message, headers=(), close=False, code=-32000):
-        body = encode(rpc_error(None, code, message)) if self.path_only() == "/mcp" else encode({"error": message})
-        self.send(status, body, headers=headers, close=close)
+        def send(self, status, body=b"", content_type="application/json", headers=(), close=False):
+            self.send_response(status)
+            if status != 202 or body:
+                self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            for k, v in headers:
+                self.send_header(k, v)
+            if close:
+                self.send_header("Connection", "close")
+                self.close_connection = True
+            self._headers_buffer.append(b"\r\n")
+            if body and self.command != "HEAD":
+                self._headers_buffer.append(body)
+            self.flush_headers()
+            if close:
+                linger(self.connection)
 
-    def path_only(self):
-        return self.path.split("?", 1)[0]
+        def fail(self, status, message, headers=(), close=False, code=-32000):
+            body = encode(rpc_error(None, code, message)) if self.path_only() == "/mcp" else encode({"error": message})
+            self.send(status, body, headers=headers, close=close)
 
-    def parse_request(self):
-        if not super().parse_request():
-            return False
-        got = (self.headers.get(SECRET_HEADER) or "").encode("utf-8", "replace")
-        if not hmac.compare_digest(got, self.instance_secret):
-            self.send(403, encode({"error": FORBIDDEN}), close=True)
-            return False
-        return True
+        def path_only(self):
+            return self.path.split("?", 1)[0]
 
-    def read_body(self):
-        te = self.headers.get("Transfer-Encoding")
-        if te is not None and "chunked" in te.lower():
-            parts, total = [], 0
-            while True:
-                line = self.rfile.readline(1024)
-                size = int(line.split(b";", 1)[0].strip() or b"0", 16)
-                if size == 0:
-                    while self.rfile.readline(8192) not in (b"\r\n", b"\n", b""):
-                        pass
-                    return b"".join(parts)
-                total += size
-                if total > MAX_BODY:
-                    raise OverflowError
-                parts.append(self.rfile.read(size))
-                self.rfile.readline(8)
-        raw = (self.headers.get("Content-Length") or "0").strip()
-        size = int(raw) if raw.isdigit() else -1
-        if size < 0:
-            raise ValueError("invalid Content-Length")
-        if size > MAX_BODY:
-            raise OverflowError
-        return self.rfile.read(size) if size else b""
+        def parse_request(self):
+            if not super().parse_request():
+                return False
+            got = (self.headers.get(SECRET_HEADER) or "").encode("utf-8", "replace")
+            if not hmac.compare_digest(got, self.instance_secret):
+                self.send(403, encode({"error": FORBIDDEN}), close=True)
+                return False
+            return True
 
-    def authorized(self):
-        auth = self.headers.get("Authorization") or ""
-        scheme, _, token = auth.partition(" ")
-        return scheme.lower() == "bearer" and hmac.compare_digest(token.strip().encode("utf-8", "replace"), self.bearer)
+        def read_body(self):
+            te = self.headers.get("Transfer-Encoding")
+            if te is not None and "chunked" in te.lower():
+                parts, total = [], 0
+                while True:
+                    line = self.rfile.readline(1024)
+                    size = int(line.split(b";", 1)[0].strip() or b"0", 16)
+                    if size == 0:
+                        while self.rfile.readline(8192) not in (b"\r\n", b"\n", b""):
+                            pass
+                        return b"".join(parts)
+                    total += size
+                    if total > MAX_BODY:
+                        raise OverflowError
+                    parts.append(self.rfile.read(size))
+                    self.rfile.readline(8)
+            raw = (self.headers.get("Content-Length") or "0").strip()
+            size = int(raw) if raw.isdigit() else -1
+            if size < 0:
+                raise ValueError("invalid Content-Length")
+            if size > MAX_BODY:
+                raise OverflowError
+            return self.rfile.read(size) if size else b""
 
-    def do_GET(self):
-        path = self.path_only()
-        if path == "/healthz":
-            self.send(200, b'{"status":"ok"}')
-        elif path == "/mcp":
-            self.fail(405, "Method not allowed: this server is stateless (no stream, no session); POST JSON-RPC to /mcp", headers=(("Allow", "POST"),))
-        else:
-            self.send(404, encode({"error": "not found: %s" % path}))
+        def authorized(self):
+            auth = self.headers.get("Authorization") or ""
+            scheme, _, token = auth.partition(" ")
+            return scheme.lower() == "bearer" and hmac.compare_digest(token.strip().encode("utf-8", "replace"), self.bearer)
 
-    def do_DELETE(self):
-        if self.path_only() == "/mcp":
-            self.fail(405, "Method not allowed: this server is stateless (no session to end)", headers=(("Allow", "POST"),))
-        else:
-            self.send(404, encode({"error": "not found"}))
-
-    do_HEAD = do_GET
-
-    def do_POST(self):
-        if self.path_only() != "/mcp":
-            self.send(404, encode({"error": "not found: %s" % self.path_only()}), close=True)
-            return
-        if not self.authorized():
-            self.fail(401, "Unauthorized: a valid bearer token is required", headers=(("WWW-Authenticate", "Bearer"),), close=True)
-            return
-        version = self.headers.get("MCP-Protocol-Version")
-        if version is not None and version not in PROTOCOL_VERSIONS:
-            self.fail(400, "Bad Request: Unsupported protocol version: %s (supported versions: %s)" % (version, ", ".join(PROTOCOL_VERSIONS)), close=True)
-            return
-        try:
-            raw = self.read_body()
-        except OverflowError:
-            self.fail(413, "Payload too large: the body exceeds %d bytes" % MAX_BODY, close=True)
-            return
-        except ValueError:
-            self.fail(400, "Bad Request: invalid body framing", close=True)
-            return
-        try:
-            msg = json.loads(raw)
-        except ValueError:
-            self.fail(400, "Parse error: the body is not JSON", code=-32700)
-            return
-        dispatcher = self.dispatcher
-        if isinstance(msg, list):
-            if not msg:
-                self.send(400, encode(rpc_error(None, -32600, "Invalid Request: empty batch")))
-                return
-            answers = [a for a in (dispatcher.handle(m) for m in msg) if a is not None]
-            payload = ("[" + ",".join(encode(a).decode("utf-8") for a in answers) + "]").encode("utf-8") if answers else None
-        else:
-            answer = dispatcher.handle(msg)
-            payload = encode(answer) if answer is not None else None
-        if payload is None:
-            self.send(202)
-        else:
-            accept = (self.headers.get("Accept") or "").lower()
-            if "text/event-stream" in accept and "application/json" not in accept and "*/*" not in accept:
-                self.send(200, b"event: message\ndata: " + payload + b"\n\n", content_type="text/event-stream", headers=(("Cache-Control", "no-cache"),))
+        def do_GET(self):
+            path = self.path_only()
+            if path == "/healthz":
+                self.send(200, b'{"status":"ok"}')
+            elif path == "/mcp":
+                self.fail(405, "Method not allowed: this server is stateless (no stream, no session); POST JSON-RPC to /mcp", headers=(("Allow", "POST"),))
             else:
-                self.send(200, payload)
-        if dispatcher.runtime.must_exit:
-            sys.stderr.write("mcp runtime: %d tool calls are still running past the %ss timeout; exiting so the platform restarts this instance\n" % (MAX_STUCK_WORKERS, dispatcher.runtime.timeout_text))
-            sys.stderr.flush()
-            os._exit(70)
+                self.send(404, encode({"error": "not found: %s" % path}))
+
+        def do_DELETE(self):
+            if self.path_only() == "/mcp":
+                self.fail(405, "Method not allowed: this server is stateless (no session to end)", headers=(("Allow", "POST"),))
+            else:
+                self.send(404, encode({"error": "not found"}))
+
+        do_HEAD = do_GET
+
+        def do_POST(self):
+            if self.path_only() != "/mcp":
+                self.send(404, encode({"error": "not found: %s" % self.path_only()}), close=True)
+                return
+            if not self.authorized():
+                self.fail(401, "Unauthorized: a valid bearer token is required", headers=(("WWW-Authenticate", "Bearer"),), close=True)
+                return
+            version = self.headers.get("MCP-Protocol-Version")
+            if version is not None and version not in PROTOCOL_VERSIONS:
+                self.fail(400, "Bad Request: Unsupported protocol version: %s (supported versions: %s)" % (version, ", ".join(PROTOCOL_VERSIONS)), close=True)
+                return
+            try:
+                raw = self.read_body()
+            except OverflowError:
+                self.fail(413, "Payload too large: the body exceeds %d bytes" % MAX_BODY, close=True)
+                return
+            except ValueError:
+                self.fail(400, "Bad Request: invalid body framing", close=True)
+                return
+            try:
+                msg = json.loads(raw)
+            except (ValueError, RecursionError):
+                self.fail(400, "Parse error: the body is not JSON", code=-32700)
+                return
+            dispatcher = self.dispatcher
+            if isinstance(msg, list):
+                if not msg:
+                    self.send(400, encode(rpc_error(None, -32600, "Invalid Request: empty batch")))
+                    return
+                answers = [a for a in (dispatcher.handle(m) for m in msg) if a is not None]
+                payload = ("[" + ",".join(encode(a).decode("utf-8") for a in answers) + "]").encode("utf-8") if answers else None
+            else:
+                answer = dispatcher.handle(msg)
+                payload = encode(answer) if answer is not None else None
+            if payload is None:
+                self.send(202)
+            else:
+                accept = (self.headers.get("Accept") or "").lower()
+                if "text/event-stream" in accept and "application/json" not in accept and "*/*" not in accept:
+                    self.send(200, b"event: message\ndata: " + payload + b"\n\n", content_type="text/event-stream", headers=(("Cache-Control", "no-cache"),))
+                else:
+                    self.send(200, payload)
+            if dispatcher.runtime.must_exit:
+                sys.stderr.write("mcp runtime: %d tool calls are still running past the %ss timeout; exiting so the platform restarts this instance\n" % (MAX_STUCK_WORKERS, dispatcher.runtime.timeout_text))
+                sys.stderr.flush()
+                os._exit(70)
+
+    return Handler
 
 
 def serve(directory):
@@ -887,7 +918,12 @@ def serve(directory):
         for p in problems:
             sys.stderr.write(p + "\n")
         sys.exit(1)
+    if any(t.is_async for t in tools.values()):
+        import asyncio  # noqa: F401 (imported now, not on the first call)
     runtime = Runtime(tools, request_timeout(), secrets_module)
+    from http.server import ThreadingHTTPServer
+
+    Handler = http_handler()
     Handler.instance_secret = secret.encode("utf-8")
     Handler.bearer = bearer.encode("utf-8")
     Handler.dispatcher = Dispatcher(runtime, os.environ.get("MCP_SERVER_NAME") or "mcp", os.environ.get("MCP_SERVER_VERSION") or "0")

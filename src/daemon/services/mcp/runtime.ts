@@ -45,8 +45,7 @@ export class McpRuntime {
   /** Deploys of one server run one after another (they share its one instance slot). */
   private readonly deploying = new Map<string, Promise<void>>();
   private stopped = false;
-  /** Builds that ran a build step (not reused, not rolled back to): tests and the bench read it. */
-  buildsRun = 0;
+  private sweeper?: NodeJS.Timeout;
 
   constructor(private readonly ctx: AreaContext) {
     const w = ctx.config.workloads;
@@ -81,10 +80,31 @@ export class McpRuntime {
     for (const v of mcpStore.versionsInState(db, 'building')) mcpStore.updateVersion(db, v.server_id, v.version, { state: 'pending' });
     for (const v of mcpStore.versionsInState(db, 'pending')) this.enqueue(v.build_id);
     for (const v of mcpStore.versionsInState(db, 'deploying')) void this.deploy(v.server_id, v.version);
+    const wait = this.ctx.config.workloads.buildQueueWaitMs;
+    this.sweeper = setInterval(() => this.expireQueued(), Math.max(200, Math.min(60_000, wait / 4)));
+    this.sweeper.unref();
+  }
+
+  /** A version that never reaches a builder slot fails after the queue wait (spec 1 §3, §8.5), as agents' builds do. */
+  private expireQueued(): void {
+    const { db, clock, config } = this.ctx;
+    const cutoff = clock.now() - config.workloads.buildQueueWaitMs;
+    for (const v of mcpStore.versionsInState(db, 'pending')) {
+      if (Date.parse(v.created_at) > cutoff) continue;
+      const message = `version ${v.version} never started building: it waited ${Math.round(config.workloads.buildQueueWaitMs / 1000)} s for a builder slot`;
+      tx(db, () => {
+        if (mcpStore.version(db, v.server_id, v.version)?.state !== 'pending') return;
+        mcpStore.updateVersion(db, v.server_id, v.version, { state: 'failed', message });
+        this.settleFailure(v.server_id, v.version, message);
+      });
+      this.buildLogs.get(v.build_id)?.end();
+      this.buildLogs.delete(v.build_id);
+    }
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.sweeper);
     for (const a of this.aborts.values()) a.abort();
     await this.supervisor.stopAll();
   }
@@ -92,10 +112,6 @@ export class McpRuntime {
   enqueue(buildId: string): void {
     this.openLog(buildId);
     this.queue.enqueue(buildId);
-  }
-
-  liveBuild(buildId: string): BuildLog | undefined {
-    return this.buildLogs.get(buildId);
   }
 
   /** Stops a deleted server's instance and removes artifacts no remaining version uses. */
@@ -164,7 +180,6 @@ export class McpRuntime {
       log.append(`build ${buildId}: MCP server ${server.name} version ${version.version} (${tools.length} tool${tools.length === 1 ? '' : 's'}) on the ${this.driver.name} driver\n`);
       artifact = await this.driver.build({ agentId: server.id, revision: `v${version.version}`, image: tag, framework: 'mcp', files, pip: config.workloads.pip }, (c) => log.append(c), abort.signal);
       if (abort.signal.aborted) throw new BuildFailure('');
-      if (!artifact.reused) this.buildsRun++;
     } catch (e) {
       failure = e instanceof BuildFailure ? e : new BuildFailure(`${(e as Error).message}\n`);
       if (timedOut) failure = new BuildFailure(failure.output, timedOut);
