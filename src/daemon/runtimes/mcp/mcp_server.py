@@ -24,6 +24,7 @@ import json
 import os
 import queue
 import re
+import signal
 import socket
 import sys
 import threading
@@ -933,6 +934,8 @@ def serve(directory):
         allow_reuse_address = True
         request_queue_size = 128
 
+    # As PID 1 in a container SIGTERM has no default action: without a handler a stop waits for SIGKILL.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     server = Server(("127.0.0.1", int(os.environ.get("PORT", "8080"))), Handler)
     sys.stderr.write("mcp runtime: %d tool(s) on 127.0.0.1:%d\n" % (len(tools), server.server_address[1]))
     try:
