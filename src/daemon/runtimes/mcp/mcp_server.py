@@ -15,6 +15,7 @@ Every request needs X-Platform-Instance-Secret (403); /mcp also needs the server
 (401). Tool calls run on worker threads and are cut at MCP_REQUEST_TIMEOUT_SECONDS.
 """
 import builtins
+import collections.abc
 import enum
 import hmac
 import importlib
@@ -105,7 +106,7 @@ def type_schema(hint):
         if len(kinds) == 1 and kinds.pop() in _SCALARS:
             schema["type"] = _SCALARS[type(values[0])]
         return schema
-    if hint in (list, tuple, set, frozenset) or origin in (list, tuple, set, frozenset, typing.Sequence):
+    if hint in (list, tuple, set, frozenset) or origin in (list, tuple, set, frozenset, collections.abc.Sequence, collections.abc.Iterable):
         schema = {"type": "array"}
         if origin is tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
             schema["prefixItems"] = [type_schema(a) for a in args]
@@ -115,7 +116,7 @@ def type_schema(hint):
         if hint in (set, frozenset) or origin in (set, frozenset):
             schema["uniqueItems"] = True
         return schema
-    if hint is dict or origin in (dict, typing.Mapping):
+    if hint is dict or origin in (dict, collections.abc.Mapping):
         schema = {"type": "object"}
         if len(args) == 2 and type_schema(args[1]) != {}:
             schema["additionalProperties"] = type_schema(args[1])
@@ -177,6 +178,37 @@ def _json_default(value):
         return False
 
 
+def _converter(hint):
+    """JSON gives lists and plain values: what turns an argument into the annotated type, as
+    FastMCP's validation would (Enum members, tuples, sets), or None."""
+    origin = typing.get_origin(hint)
+    if origin is typing.Annotated:
+        return _converter(typing.get_args(hint)[0])
+    if origin is typing.Union or origin is types.UnionType:
+        inner = [a for a in typing.get_args(hint) if a is not _NONE_TYPE]
+        conv = _converter(inner[0]) if len(inner) == 1 else None
+        return (lambda v: None if v is None else conv(v)) if conv else None
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return hint
+    for kind in (tuple, set, frozenset):
+        if hint is kind or origin is kind:
+            return kind
+    return None
+
+
+def converters(fn):
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except Exception:
+        return {}
+    out = {}
+    for name, hint in hints.items():
+        conv = _converter(hint)
+        if conv is not None and name != "return":
+            out[name] = conv
+    return out
+
+
 def derive_schema(fn):
     """inputSchema for a function: {"type": "object", "properties", "required"}."""
     sig = inspect.signature(fn)
@@ -194,8 +226,9 @@ def derive_schema(fn):
             continue
         schema = type_schema(hints.get(name, inspect.Parameter.empty))
         if param.default is not inspect.Parameter.empty:
-            if _json_default(param.default):
-                schema = dict(schema, default=param.default)
+            default = param.default.value if isinstance(param.default, enum.Enum) else param.default
+            if _json_default(default):
+                schema = dict(schema, default=default)
         else:
             required.append(name)
         if name in docs and docs[name]:
@@ -212,7 +245,7 @@ def derive_schema(fn):
 
 
 class Tool:
-    __slots__ = ("name", "module", "fn", "description", "schema", "credential_keys", "takes_credentials", "accepts", "is_async", "list_entry")
+    __slots__ = ("name", "module", "fn", "description", "schema", "credential_keys", "takes_credentials", "accepts", "is_async", "list_entry", "converters")
 
     def __init__(self, name, module, fn, description, schema, credential_keys):
         self.name = name
@@ -227,6 +260,7 @@ class Tool:
             n for n, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and n != "credentials"
         )
         self.is_async = inspect.iscoroutinefunction(fn)
+        self.converters = converters(fn)
         entry = {"name": name}
         if description:
             entry["description"] = description
@@ -621,6 +655,12 @@ class Runtime:
             kwargs = {k: _coerce(v, props.get(k)) for k, v in arguments.items()}
         else:
             kwargs = {k: _coerce(v, props.get(k)) for k, v in arguments.items() if k in tool.accepts}
+        for name, conv in tool.converters.items():
+            if name in kwargs:
+                try:
+                    kwargs[name] = conv(kwargs[name])
+                except (TypeError, ValueError) as exc:
+                    return tool_error("invalid arguments for tool %s: %s: %s" % (tool.name, name, exc))
 
         def run():
             creds = self.fetch_credentials(tool) if tool.credential_keys else {}
