@@ -222,6 +222,13 @@ describe('--check failures: exit 1, one clear line per problem', () => {
     ]);
   });
 
+  it('a tool name MCP clients cannot use, and one name used twice', async () => {
+    expect(await failing({ a: '@tool(name="has space")\ndef a(): pass\n', b: '@tool(name="dup")\ndef b(): pass\n', c: '@tool(name="dup")\ndef c(): pass\n' })).toEqual([
+      "tools/a.py: tool name 'has space': use 1 to 128 letters, digits, '_', '-' or '.'",
+      'tools/c.py: tool name dup is already used by tools/b.py',
+    ]);
+  });
+
   it('several problems give several lines and no manifest', async () => {
     const lines = await failing({ a: 'def x(:\n', b: 'x = 1\n', c: '@tool\ndef c(): pass\n' });
     expect(lines).toHaveLength(2);

@@ -56,6 +56,8 @@ PROJECT_KEY_ENV = "SVC_PROJECT_KEY"
 FORBIDDEN = "forbidden: this address answers only requests routed by the platform"
 
 TOOL_FILE = re.compile(r"^[a-z][a-z0-9_]{0,62}\.py$")
+# What MCP clients accept as a tool name (the specification's recommended characters).
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 
 
 class CheckError(Exception):
@@ -336,6 +338,9 @@ def load_tools(directory):
         except SyntaxError as exc:
             problems.append("%s, line %s: %s: %s" % (rel, exc.lineno, type(exc).__name__, exc.msg))
             continue
+        except (ValueError, OSError) as exc:  # null bytes in the source, an unreadable file
+            problems.append("%s: %s: %s" % (rel, type(exc).__name__, exc))
+            continue
         platform_mcp._collected.clear()
         qualified = "tools." + module
         try:
@@ -375,6 +380,9 @@ def load_tools(directory):
                 description = explicit_desc
             if owns_explicit and isinstance(explicit_schema, dict):
                 schema = explicit_schema
+            if not TOOL_NAME.match(name):
+                problems.append("%s: tool name %r: use 1 to 128 letters, digits, '_', '-' or '.'" % (rel, name))
+                continue
             if name in out:
                 problems.append("%s: tool name %s is already used by %s" % (rel, name, "tools/%s.py" % out[name].module))
                 continue
