@@ -115,7 +115,7 @@ describe('MCP server versions', () => {
     expect(ms).toBeLessThan(300);
     expect(buildsRun()).toBe(runs);
     const s = (await d.api('GET', base(P(), 'calc'), { token: admin })).body.mcp_server;
-    expect(s).toMatchObject({ state: 'ready', version: 1, ready: true });
+    expect(s).toMatchObject({ state: 'ready', version: 1, ready: true, tool_names: ['add'] });
     const vs = (await d.api('GET', `${base(P(), 'calc')}/versions`, { token: admin })).body.versions;
     expect(vs.length).toBe(4);
     expect(vs.find((v: any) => v.current).version).toBe(1);

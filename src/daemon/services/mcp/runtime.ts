@@ -249,6 +249,7 @@ export class McpRuntime {
       return;
     }
     const previous = server.current_version;
+    const previousServing = server.serving_version;
     let listed: { tools?: unknown[] } | undefined;
     let problem: string | undefined;
     // A trial instance of its own first: the serving version's instance is untouched until this
@@ -297,7 +298,7 @@ export class McpRuntime {
       if (problem || !listed) {
         const message = `version ${version} did not become ready: ${problem}`.slice(0, 4000);
         mcpStore.updateVersion(db, serverId, version, { state: 'failed', message });
-        if (s.serving_version === version) mcpStore.update(db, serverId, { serving_version: previous }, isoNow(clock));
+        if (s.serving_version === version) mcpStore.update(db, serverId, { serving_version: previousServing }, isoNow(clock));
         this.settleFailure(serverId, version, message);
         return;
       }
