@@ -198,6 +198,8 @@ export class McpRuntime {
       clearTimeout(limit);
       this.aborts.delete(buildId);
     }
+    // A daemon stopping mid-build leaves the version building: the next start builds it again.
+    if (this.stopped) return undefined;
     const output = log.text();
     return tx(db, () => {
       const now = mcpStore.version(db, version.server_id, version.version);
