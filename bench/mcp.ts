@@ -40,12 +40,18 @@ async function start(env: Record<string, string> = {}): Promise<Running> {
   return { url: d.url, internal, pid: d.pid, home, token, project };
 }
 
-function stop(d: Running): void {
-  try {
-    process.kill(d.pid, 'SIGTERM');
-  } catch {
-    // gone
-  }
+/** Stops the daemon (it stops its instances) and waits until it has exited. */
+async function stop(d: Running): Promise<void> {
+  const alive = () => {
+    try {
+      process.kill(d.pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (alive()) process.kill(d.pid, 'SIGTERM');
+  for (const end = Date.now() + 20_000; alive() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
 }
 
 const api = async (d: Running, method: string, path: string, body?: unknown) => {
@@ -133,7 +139,7 @@ export async function mcpBench(): Promise<Row[]> {
     const list = await samples(1000, rpc('tools/list'));
     rows.push({ bench: 'mcp', metric: 'tools/list through the endpoint, p50', value: ms(median(list)) });
   } finally {
-    stop(d);
+    await stop(d);
     rmSync(d.home, { recursive: true, force: true });
   }
   const image = process.env.PLATFORM_DOCKER_IMAGE_PYTHON || 'platform-python:local';
@@ -153,7 +159,7 @@ export async function mcpBench(): Promise<Row[]> {
     // Deleting the server removes its images.
     await api(dd, 'DELETE', `/v1/projects/${dd.project.id}/mcpservers/benchdock`);
   } finally {
-    stop(dd);
+    await stop(dd);
     rmSync(dd.home, { recursive: true, force: true });
   }
   return rows;
