@@ -5,6 +5,7 @@ import { coreBench } from './core.js';
 import { agentsBench } from './agents.js';
 import { messagingBench } from './messaging.js';
 import { vectorBench } from './vector.js';
+import { mcpBench } from './mcp.js';
 
 const sections: Array<[string, () => Promise<Row[]>]> = [
   ['core', coreBench],
@@ -12,6 +13,7 @@ const sections: Array<[string, () => Promise<Row[]>]> = [
   ['cache', cacheBench],
   ['messaging', messagingBench],
   ['vector', vectorBench],
+  ['mcp', mcpBench],
 ];
 
 const only = process.argv[2];

@@ -115,7 +115,7 @@ describe('MCP server versions', () => {
     expect(ms).toBeLessThan(300);
     expect(buildsRun()).toBe(runs);
     const s = (await d.api('GET', base(P(), 'calc'), { token: admin })).body.mcp_server;
-    expect(s).toMatchObject({ state: 'ready', version: 1, ready: true });
+    expect(s).toMatchObject({ state: 'ready', version: 1, ready: true, tool_names: ['add'] });
     const vs = (await d.api('GET', `${base(P(), 'calc')}/versions`, { token: admin })).body.versions;
     expect(vs.length).toBe(4);
     expect(vs.find((v: any) => v.current).version).toBe(1);
@@ -153,6 +153,31 @@ describe('MCP server versions', () => {
     }
     expect((await d.api('POST', `${base(P(), 'calc')}/versions/99:rollback`, { token: admin })).status).toBe(404);
     expect((await d.api('POST', `${base(P(), 'calc')}/versions/1:frobnicate`, { token: admin })).status).toBe(404);
+  });
+
+  it('a version that passes the check but cannot start fails its deploy; the current version never stopped serving', async () => {
+    // The check imports the module without the instance's variables; the served instance has them and exits.
+    const CRASHY = `import os\nif os.environ.get("MCP_SERVER_VERSION"):\n    os._exit(3)\n\n@tool\ndef crashy() -> str:\n    return "never"\n`;
+    const bearer = await bearerFor(d, P(), 'calc');
+    const url = (await d.api('GET', base(P(), 'calc'), { token: admin })).body.mcp_server.url;
+    await d.api('PUT', `${base(P(), 'calc')}/tools/crashy`, { token: admin, body: { handler: CRASHY } });
+    // While version 5 builds and fails to start, version 4 answers every call.
+    let calls = 0;
+    for (;;) {
+      const r = await rpc(url, bearer, 'tools/call', { name: 'add', arguments: { a: calls, b: 1 } });
+      expect(r.status).toBe(200);
+      expect(r.body.result.content[0].text).toBe(String(calls + 1));
+      calls++;
+      const v5 = (await d.api('GET', `${base(P(), 'calc')}/versions`, { token: admin })).body.versions[0];
+      if (v5.state === 'failed' || v5.state === 'ready') break;
+    }
+    const s = await waitVersion(d, admin, P(), 'calc', 5, 'failed');
+    expect(s).toMatchObject({ state: 'failed', ready: false, version: 4 });
+    expect(s.message).toMatch(/version 5 did not become ready: .*; version 4 keeps serving/s);
+    const v5 = (await d.api('GET', `${base(P(), 'calc')}/versions`, { token: admin })).body.versions[0];
+    // It was built: it has an image, so it stays a (doomed) rollback target rather than a 409.
+    expect(v5).toMatchObject({ version: 5, state: 'failed', current: false, image_digest: expect.stringMatching(/^sha256:/) });
+    expect((await rpc(url, bearer, 'tools/list')).body.result.tools.map((t: any) => t.name).sort()).toEqual(['add', 'boom']);
   });
 
   it('every change wrote its audit row', async () => {

@@ -239,6 +239,28 @@ def env() -> dict:
     expect(got.PLATFORM_INSTANCE_SECRET ?? null).toBeNull();
   });
 
+  it('deleting the last tool leaves an empty version: pending, no url, nothing serves; a rollback brings version 1 back', async () => {
+    const del = await d.api('DELETE', `${base(P(), 'env')}/tools/env`, { token: c.admin.token });
+    expect(del.status).toBe(202);
+    expect(del.body).toMatchObject({ server: 'env', name: 'env', deleted: true, version: 2 });
+    const s = (await d.api('GET', base(P(), 'env'), { token: c.member.token })).body.mcp_server;
+    expect(s).toMatchObject({ state: 'pending', ready: false, version: 2, tool_names: [], tool_count: 0 });
+    expect(s.url).toBeUndefined();
+    const v2 = (await d.api('GET', `${base(P(), 'env')}/versions`, { token: c.member.token })).body.versions[0];
+    expect(v2).toMatchObject({ version: 2, state: 'ready', current: true, tool_names: [], tool_count: 0 });
+    expect(v2.image_digest).toBeUndefined();
+    const url = `${d.internalUrl}/mcp/${c.project.short}/env`;
+    expect((await rpc(url, await bearerFor(d, P(), 'env'), 'tools/list')).status).toBe(503);
+    expect((await d.api('POST', `${base(P(), 'env')}/tools/env:call`, { token: c.member.token, body: {} })).status).toBe(409);
+    expect((await d.api('POST', `${base(P(), 'env')}/versions/2:rollback`, { token: c.admin.token })).status).toBe(409);
+    const back = await d.api('POST', `${base(P(), 'env')}/versions/1:rollback`, { token: c.admin.token });
+    expect(back.status).toBe(200);
+    // The version's tool set is the current set again.
+    expect((await d.api('GET', base(P(), 'env'), { token: c.member.token })).body.mcp_server).toMatchObject({ state: 'ready', version: 1, url, tool_names: ['env'] });
+    expect((await d.api('GET', `${base(P(), 'env')}/tools`, { token: c.member.token })).body.tools.map((t: any) => t.name)).toEqual(['env']);
+    expect((await rpc(url, await bearerFor(d, P(), 'env'), 'tools/list')).body.result.tools.map((t: any) => t.name)).toEqual(['env']);
+  });
+
   it('no file of the state directory holds a bearer or a fetched secret value in clear', async () => {
     const secrets = [await bearerFor(d, P(), 'tools'), await bearerFor(d, P(), 'env'), 'value-never-logged'];
     const files: string[] = [];

@@ -38,8 +38,8 @@ export async function versionDir(tools: Record<string, string | ToolSpec>, opts:
 export const removeDir = (dir: string) => rmSync(dir, { recursive: true, force: true });
 
 /** The build step: exit code, stderr and (on success) the manifest. */
-export async function check(dir: string) {
-  const build = mcpServerCommand(dir).build!;
+export async function check(dir: string, python?: string) {
+  const build = mcpServerCommand(dir, { python }).build!;
   const r = await execa(build.cmd, build.args, { cwd: build.cwd, env: build.env, reject: false, timeout: 20_000 });
   let manifest: { tools: Array<{ name: string; module: string; description: string | null; inputSchema: any }> } | undefined;
   if (r.exitCode === 0) manifest = JSON.parse(readFileSync(join(dir, '.platform', 'manifest.json'), 'utf8'));
@@ -71,22 +71,29 @@ export interface Served {
   stop(): Promise<void>;
 }
 
+/**
+ * How the process is started: by default the start command itself; a launcher may wrap it (for
+ * example in `docker run`), given the command and the runtime's whole environment.
+ */
+export type Launcher = (start: { cmd: string; args: string[] }, env: Record<string, string>) => { cmd: string; args: string[]; env: Record<string, string> };
+
 /** Starts --serve on a free port and resolves once it listens (its startup line on stderr). */
-export async function serve(dir: string, env: Record<string, string> = {}): Promise<Served> {
+export async function serve(dir: string, env: Record<string, string> = {}, opts: { python?: string; launcher?: Launcher } = {}): Promise<Served> {
   const port = await freePort();
-  const start = mcpServerCommand(dir).start;
-  const child = spawn(start.cmd, start.args, {
+  const start = mcpServerCommand(dir, { python: opts.python }).start;
+  const runtimeEnv: Record<string, string> = {
+    ...start.env,
+    PORT: String(port),
+    PLATFORM_INSTANCE_SECRET: INSTANCE_SECRET,
+    SVC_MCP_AUTH_TOKEN: BEARER,
+    MCP_SERVER_NAME: 'test-server',
+    MCP_SERVER_VERSION: '7',
+    ...env,
+  };
+  const launched = opts.launcher ? opts.launcher(start, runtimeEnv) : { cmd: start.cmd, args: start.args, env: { PATH: process.env.PATH!, ...runtimeEnv } };
+  const child = spawn(launched.cmd, launched.args, {
     cwd: start.cwd,
-    env: {
-      PATH: process.env.PATH!,
-      ...start.env,
-      PORT: String(port),
-      PLATFORM_INSTANCE_SECRET: INSTANCE_SECRET,
-      SVC_MCP_AUTH_TOKEN: BEARER,
-      MCP_SERVER_NAME: 'test-server',
-      MCP_SERVER_VERSION: '7',
-      ...env,
-    },
+    env: launched.env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -9,7 +9,7 @@ import { check, removeDir, versionDir } from './runtime-helpers.js';
  */
 const SIGNATURES = `
 import enum
-from typing import Annotated, Any, Literal, Optional, TypedDict, Union
+from typing import Annotated, Any, Literal, Optional, Sequence, Mapping, TypedDict, Union
 from platform_mcp import tool
 
 class Color(enum.Enum):
@@ -61,6 +61,10 @@ class Box(TypedDict):
     size: int
 
 @tool
+def abstract(seq: Sequence[int], m: Mapping[str, bool], plain: Optional[Sequence[str]] = None):
+    pass
+
+@tool
 def typed_dicts(box: Box, extra: dict[str, Point] | None = None):
     pass
 
@@ -91,7 +95,7 @@ afterAll(() => removeDir(dir));
 
 describe('schema derivation', () => {
   it('lists every decorated function in order, one module exposing one tool under its module name', () => {
-    expect(Object.keys(tools)).toEqual(['bare', 'explicit', 'scalars', 'containers', 'optionals', 'literals', 'untyped', 'documented', 'typed_dicts', 'renamed', 'single']);
+    expect(Object.keys(tools)).toEqual(['bare', 'explicit', 'scalars', 'containers', 'optionals', 'literals', 'untyped', 'documented', 'abstract', 'typed_dicts', 'renamed', 'single']);
     expect(tools.single).toMatchObject({ module: 'single', description: 'Single tool takes the module name.' });
     expect(tools.bare.inputSchema).toEqual({ type: 'object', properties: { x: { type: 'string' } }, required: ['x'] });
   });
@@ -123,10 +127,19 @@ describe('schema derivation', () => {
     ],
     [
       'literals',
-      { mode: { type: 'string', enum: ['fast', 'slow'] }, level: { type: 'integer', enum: [1, 2, 3], default: 1 }, color: { enum: ['red', 'blue'] } },
+      { mode: { type: 'string', enum: ['fast', 'slow'] }, level: { type: 'integer', enum: [1, 2, 3], default: 1 }, color: { enum: ['red', 'blue'], default: 'red' } },
       ['mode'],
     ],
     ['untyped', { a: {}, b: { default: 3 }, c: { default: null } }, ['a']],
+    [
+      'abstract',
+      {
+        seq: { type: 'array', items: { type: 'integer' } },
+        m: { type: 'object', additionalProperties: { type: 'boolean' } },
+        plain: { anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'null' }], default: null },
+      },
+      ['seq', 'm'],
+    ],
     [
       'typed_dicts',
       {
@@ -206,6 +219,13 @@ describe('--check failures: exit 1, one clear line per problem', () => {
     expect(lines).toEqual([
       "tools/fetcher.py, line 1: ModuleNotFoundError: No module named 'requests_that_do_not_exist'",
       'tools/raiser.py, line 3: RuntimeError: no config',
+    ]);
+  });
+
+  it('a tool name MCP clients cannot use, and one name used twice', async () => {
+    expect(await failing({ a: '@tool(name="has space")\ndef a(): pass\n', b: '@tool(name="dup")\ndef b(): pass\n', c: '@tool(name="dup")\ndef c(): pass\n' })).toEqual([
+      "tools/a.py: tool name 'has space': use 1 to 128 letters, digits, '_', '-' or '.'",
+      'tools/c.py: tool name dup is already used by tools/b.py',
     ]);
   });
 

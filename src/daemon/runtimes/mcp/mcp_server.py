@@ -15,6 +15,7 @@ Every request needs X-Platform-Instance-Secret (403); /mcp also needs the server
 (401). Tool calls run on worker threads and are cut at MCP_REQUEST_TIMEOUT_SECONDS.
 """
 import builtins
+import collections.abc
 import enum
 import hmac
 import importlib
@@ -24,6 +25,7 @@ import json
 import os
 import queue
 import re
+import signal
 import socket
 import sys
 import threading
@@ -54,6 +56,8 @@ PROJECT_KEY_ENV = "SVC_PROJECT_KEY"
 FORBIDDEN = "forbidden: this address answers only requests routed by the platform"
 
 TOOL_FILE = re.compile(r"^[a-z][a-z0-9_]{0,62}\.py$")
+# What MCP clients accept as a tool name (the specification's recommended characters).
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 
 
 class CheckError(Exception):
@@ -104,7 +108,7 @@ def type_schema(hint):
         if len(kinds) == 1 and kinds.pop() in _SCALARS:
             schema["type"] = _SCALARS[type(values[0])]
         return schema
-    if hint in (list, tuple, set, frozenset) or origin in (list, tuple, set, frozenset, typing.Sequence):
+    if hint in (list, tuple, set, frozenset) or origin in (list, tuple, set, frozenset, collections.abc.Sequence, collections.abc.Iterable):
         schema = {"type": "array"}
         if origin is tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
             schema["prefixItems"] = [type_schema(a) for a in args]
@@ -114,7 +118,7 @@ def type_schema(hint):
         if hint in (set, frozenset) or origin in (set, frozenset):
             schema["uniqueItems"] = True
         return schema
-    if hint is dict or origin in (dict, typing.Mapping):
+    if hint is dict or origin in (dict, collections.abc.Mapping):
         schema = {"type": "object"}
         if len(args) == 2 and type_schema(args[1]) != {}:
             schema["additionalProperties"] = type_schema(args[1])
@@ -176,6 +180,37 @@ def _json_default(value):
         return False
 
 
+def _converter(hint):
+    """JSON gives lists and plain values: what turns an argument into the annotated type, as
+    FastMCP's validation would (Enum members, tuples, sets), or None."""
+    origin = typing.get_origin(hint)
+    if origin is typing.Annotated:
+        return _converter(typing.get_args(hint)[0])
+    if origin is typing.Union or origin is types.UnionType:
+        inner = [a for a in typing.get_args(hint) if a is not _NONE_TYPE]
+        conv = _converter(inner[0]) if len(inner) == 1 else None
+        return (lambda v: None if v is None else conv(v)) if conv else None
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return hint
+    for kind in (tuple, set, frozenset):
+        if hint is kind or origin is kind:
+            return kind
+    return None
+
+
+def converters(fn):
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except Exception:
+        return {}
+    out = {}
+    for name, hint in hints.items():
+        conv = _converter(hint)
+        if conv is not None and name != "return":
+            out[name] = conv
+    return out
+
+
 def derive_schema(fn):
     """inputSchema for a function: {"type": "object", "properties", "required"}."""
     sig = inspect.signature(fn)
@@ -193,8 +228,9 @@ def derive_schema(fn):
             continue
         schema = type_schema(hints.get(name, inspect.Parameter.empty))
         if param.default is not inspect.Parameter.empty:
-            if _json_default(param.default):
-                schema = dict(schema, default=param.default)
+            default = param.default.value if isinstance(param.default, enum.Enum) else param.default
+            if _json_default(default):
+                schema = dict(schema, default=default)
         else:
             required.append(name)
         if name in docs and docs[name]:
@@ -211,7 +247,7 @@ def derive_schema(fn):
 
 
 class Tool:
-    __slots__ = ("name", "module", "fn", "description", "schema", "credential_keys", "takes_credentials", "accepts", "is_async", "list_entry")
+    __slots__ = ("name", "module", "fn", "description", "schema", "credential_keys", "takes_credentials", "accepts", "is_async", "list_entry", "converters")
 
     def __init__(self, name, module, fn, description, schema, credential_keys):
         self.name = name
@@ -226,6 +262,7 @@ class Tool:
             n for n, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and n != "credentials"
         )
         self.is_async = inspect.iscoroutinefunction(fn)
+        self.converters = converters(fn)
         entry = {"name": name}
         if description:
             entry["description"] = description
@@ -301,6 +338,9 @@ def load_tools(directory):
         except SyntaxError as exc:
             problems.append("%s, line %s: %s: %s" % (rel, exc.lineno, type(exc).__name__, exc.msg))
             continue
+        except (ValueError, OSError) as exc:  # null bytes in the source, an unreadable file
+            problems.append("%s: %s: %s" % (rel, type(exc).__name__, exc))
+            continue
         platform_mcp._collected.clear()
         qualified = "tools." + module
         try:
@@ -340,6 +380,9 @@ def load_tools(directory):
                 description = explicit_desc
             if owns_explicit and isinstance(explicit_schema, dict):
                 schema = explicit_schema
+            if not TOOL_NAME.match(name):
+                problems.append("%s: tool name %r: use 1 to 128 letters, digits, '_', '-' or '.'" % (rel, name))
+                continue
             if name in out:
                 problems.append("%s: tool name %s is already used by %s" % (rel, name, "tools/%s.py" % out[name].module))
                 continue
@@ -620,6 +663,12 @@ class Runtime:
             kwargs = {k: _coerce(v, props.get(k)) for k, v in arguments.items()}
         else:
             kwargs = {k: _coerce(v, props.get(k)) for k, v in arguments.items() if k in tool.accepts}
+        for name, conv in tool.converters.items():
+            if name in kwargs:
+                try:
+                    kwargs[name] = conv(kwargs[name])
+                except (TypeError, ValueError) as exc:
+                    return tool_error("invalid arguments for tool %s: %s: %s" % (tool.name, name, exc))
 
         def run():
             creds = self.fetch_credentials(tool) if tool.credential_keys else {}
@@ -933,6 +982,8 @@ def serve(directory):
         allow_reuse_address = True
         request_queue_size = 128
 
+    # As PID 1 in a container SIGTERM has no default action: without a handler a stop waits for SIGKILL.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     server = Server(("127.0.0.1", int(os.environ.get("PORT", "8080"))), Handler)
     sys.stderr.write("mcp runtime: %d tool(s) on 127.0.0.1:%d\n" % (len(tools), server.server_address[1]))
     try:

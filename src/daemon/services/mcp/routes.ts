@@ -30,7 +30,7 @@ export function createMcpArea(): Area {
       });
       ctx.hooks.mcpServers = {
         // A server with a current version answers its endpoint: that is what an agent can use.
-        ready: (projectId) => mcpStore.inProject(ctx.db, projectId).filter((s) => s.current_version !== null).map((s) => s.id),
+        ready: (projectId) => mcpStore.inProject(ctx.db, projectId).filter((s) => s.current_version !== null && s.serving_version !== null).map((s) => s.id),
         render: (projectId, ids) => {
           const short = (ctx.db.prepare('SELECT short FROM acct_projects WHERE id = ?').get(projectId) as { short: string } | undefined)?.short;
           if (!short) return [];

@@ -22,6 +22,14 @@ const MEDIUM = { cpus: 1, memoryBytes: 1024 ** 3 };
 const projectShort = (ctx: AreaContext, projectId: string) =>
   (ctx.db.prepare('SELECT short FROM acct_projects WHERE id = ?').get(projectId) as { short: string }).short;
 
+/** The supervisor key of a deploy's trial instance (`<server id>#<version>`). */
+const trialKey = (serverId: string, version: number) => `${serverId}#${version}`;
+
+function parseTrialKey(key: string): { serverId: string; version: number } | undefined {
+  const i = key.indexOf('#');
+  return i < 0 ? undefined : { serverId: key.slice(0, i), version: Number(key.slice(i + 1)) };
+}
+
 /** The tail of a failed build's output that names its cause (Docker's own lines left out). */
 function causeOf(output: string): string {
   const lines = output
@@ -51,8 +59,10 @@ export class McpRuntime {
     const w = ctx.config.workloads;
     this.driver = w.driver === 'docker' ? new DockerDriver(w.dockerImages) : new ProcessDriver(join(ctx.config.home, 'workloads'), join(ctx.config.home, 'cache'), w.isolation);
     this.supervisor = new Supervisor(this.driver, sharedPorts(w), { idleMs: w.idleMs, startTimeoutMs: Math.min(w.deployTimeoutMs, 30_000), restartBackoffMs: w.restartBackoffMs }, {
-      currentRevision: (id) => {
-        const v = mcpStore.byId(ctx.db, id)?.serving_version;
+      currentRevision: (key) => {
+        const trial = parseTrialKey(key);
+        if (trial) return String(trial.version);
+        const v = mcpStore.byId(ctx.db, key)?.serving_version;
         return v === null || v === undefined ? undefined : String(v);
       },
       plan: async (id, revision) => this.plan(id, revision),
@@ -188,6 +198,8 @@ export class McpRuntime {
       clearTimeout(limit);
       this.aborts.delete(buildId);
     }
+    // A daemon stopping mid-build leaves the version building: the next start builds it again.
+    if (this.stopped) return undefined;
     const output = log.text();
     return tx(db, () => {
       const now = mcpStore.version(db, version.server_id, version.version);
@@ -239,12 +251,15 @@ export class McpRuntime {
       return;
     }
     const previous = server.current_version;
-    mcpStore.update(db, serverId, { serving_version: version }, isoNow(clock));
+    const previousServing = server.serving_version;
     let listed: { tools?: unknown[] } | undefined;
     let problem: string | undefined;
+    // A trial instance of its own first: the serving version's instance is untouched until this
+    // one answered /healthz and tools/list, so a version that fails to start never serves.
+    const trial = trialKey(serverId, version);
     try {
-      await this.supervisor.warm(serverId, String(version));
-      const lease = await this.supervisor.acquire(serverId);
+      await this.supervisor.warm(trial);
+      const lease = await this.supervisor.acquire(trial);
       try {
         const answer = await callInstance(lease.port, lease.headers, bearerOf(db, server), { method: 'tools/list' }, config.mcpRequestTimeoutSeconds, `MCP server ${server.name}`);
         if (answer.error) problem = `tools/list answered an error: ${answer.error.message}`;
@@ -255,6 +270,27 @@ export class McpRuntime {
       }
     } catch (e) {
       problem = (e as Error).message;
+    } finally {
+      await this.supervisor.remove(trial);
+    }
+    if (this.stopped) return;
+    // Verified: the server's slot moves to it and starts it now, so ready means warm. A rollback
+    // made meanwhile wins (the rolled-back-to version stays).
+    let switched = false;
+    if (!problem) {
+      switched = tx(db, () => {
+        const s = mcpStore.byId(db, serverId);
+        if (!s || s.current_version !== previous) return false;
+        mcpStore.update(db, serverId, { serving_version: version }, isoNow(clock));
+        return true;
+      });
+      if (switched) {
+        try {
+          await this.supervisor.warm(serverId);
+        } catch (e) {
+          problem = (e as Error).message;
+        }
+      }
     }
     if (this.stopped) return;
     tx(db, () => {
@@ -264,17 +300,17 @@ export class McpRuntime {
       if (problem || !listed) {
         const message = `version ${version} did not become ready: ${problem}`.slice(0, 4000);
         mcpStore.updateVersion(db, serverId, version, { state: 'failed', message });
-        mcpStore.update(db, serverId, { serving_version: s.current_version === version ? previous : s.current_version }, isoNow(clock));
+        if (s.serving_version === version) mcpStore.update(db, serverId, { serving_version: previousServing }, isoNow(clock));
         this.settleFailure(serverId, version, message);
         return;
       }
       mcpStore.updateVersion(db, serverId, version, { state: 'ready', ...(now.manifest ? {} : { manifest: JSON.stringify({ tools: listed.tools }) }) });
-      // A rollback while this deployed wins: the rolled-back-to version stays current.
-      if (s.serving_version !== version) return;
+      // A rollback while this deployed wins: the rolled-back-to version stays current and serves.
+      if (s.serving_version !== version) return this.settle(serverId, version, 'ready', '');
       mcpStore.update(db, serverId, { current_version: version }, isoNow(clock));
       this.settle(serverId, version, 'ready', '');
     });
-    if (problem) await this.supervisor.recycle(serverId, `version ${version} failed to deploy`);
+    if (problem && switched) await this.supervisor.recycle(serverId, `version ${version} failed to deploy`);
   }
 
   /** The server's state follows its newest version (spec 2 §3); older versions finishing say nothing. */
@@ -294,8 +330,9 @@ export class McpRuntime {
   }
 
   /** What an instance of a version needs: its artifact and the environment of docs/decisions/mcp.md. */
-  private plan(serverId: string, revision: string | undefined): LaunchPlan {
+  private plan(key: string, revision: string | undefined): LaunchPlan {
     const { db, config } = this.ctx;
+    const serverId = parseTrialKey(key)?.serverId ?? key;
     const server = mcpStore.byId(db, serverId);
     const v = server && revision ? mcpStore.version(db, serverId, Number(revision)) : undefined;
     if (!server || !v?.artifact) throw new ApiError(503, `MCP server has no built version to run yet`, { 'Retry-After': '2' });

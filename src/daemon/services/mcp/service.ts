@@ -14,7 +14,7 @@ import type { ProjectAccess } from '../accounts/access.js';
 import { bearerOf, forgetBearer, mintBearer, sealBearer, sealWorkloadKey } from './credentials.js';
 import { callInstance } from './rpc.js';
 import type { McpRuntime } from './runtime.js';
-import { mcpStore, type ServerRow, type ToolSnapshot, type VersionRow } from './store.js';
+import { mcpStore, parseTools, type ServerRow, type ToolSnapshot, type VersionRow } from './store.js';
 import { manifestTools, serverView, toolView, versionView } from './view.js';
 
 export interface Deps {
@@ -149,6 +149,14 @@ function snapshot(d: Deps, s: ServerRow): VersionRow {
     yanked_at: null,
     created_at: isoNow(clock),
   };
+  if (!tools.length) {
+    // The last tool was deleted: like a new server, an empty one has nothing to build or run
+    // (spec 2 §3, create -> pending). The empty version is recorded and current; nothing serves.
+    v.state = 'ready';
+    mcpStore.insertVersion(db, v);
+    mcpStore.update(db, s.id, { state: 'pending', message: '', current_version: v.version, serving_version: null }, isoNow(clock));
+    return v;
+  }
   mcpStore.insertVersion(db, v);
   // Spec 2 §3: a PUT or DELETE of a tool moves the server to building.
   mcpStore.update(db, s.id, { state: 'building', message: '' }, isoNow(clock));
@@ -203,14 +211,18 @@ export function deleteTool(d: Deps, principal: Principal, ref: string, name: str
     writeAudit(db, clock, { projectId: access.project.id, actor: principal.email, action: 'mcpserver.tool.delete', target: `${name}/${tool}`, details: { version: v.version, build_id: v.build_id }, requestId });
     return v;
   });
-  d.rt.enqueue(v.build_id);
+  const empty = v.state === 'ready';
+  if (empty) void d.rt.supervisor.recycle(s.id, `version ${v.version} has no tools`).catch(() => undefined);
+  else d.rt.enqueue(v.build_id);
   return new Reply(202, {
     server: name,
     name: tool,
     deleted: true,
     build_id: v.build_id,
     version: v.version,
-    note: `version ${v.version} is building without ${tool}; the current version serves until it is ready`,
+    note: empty
+      ? `version ${v.version} has no tools: the server is pending and serves nothing until a tool is published (or a rollback)`
+      : `version ${v.version} is building without ${tool}; the current version serves until it is ready`,
   });
 }
 
@@ -230,7 +242,8 @@ function versionOr404(d: Deps, s: ServerRow, raw: string): VersionRow {
 
 /**
  * :rollback re-points the server at a version's recorded artifact: no build step, so it costs a
- * database write; the instance of the old version is replaced on the next request.
+ * database write (the version's tool set becomes the current set again); the instance of the old
+ * version is replaced on the next request.
  */
 export function rollback(d: Deps, principal: Principal, ref: string, name: string, raw: string, requestId: string) {
   const access = admin(d, principal, ref);
@@ -241,6 +254,9 @@ export function rollback(d: Deps, principal: Principal, ref: string, name: strin
   if (!v.artifact || !v.image_digest) throw conflict(`version ${v.version} has no recorded image (state ${v.state}): only a version that was built can be rolled back to`);
   tx(db, () => {
     mcpStore.update(db, s.id, { current_version: v.version, serving_version: v.version, state: 'ready', message: '' }, isoNow(clock));
+    // The version's tool set becomes the current one: what serves is what is listed, and the next
+    // publish builds on it.
+    mcpStore.replaceTools(db, s.id, parseTools(v), isoNow(clock));
     if (v.state !== 'ready') mcpStore.updateVersion(db, s.id, v.version, { state: 'ready', message: '' });
     writeAudit(db, clock, { projectId: access.project.id, actor: principal.email, action: 'mcpserver.version.rollback', target: name, details: { version: v.version, from: s.current_version, image_digest: v.image_digest }, requestId });
   });

@@ -102,6 +102,21 @@ export const mcpStore = {
            schema = excluded.schema, credential_keys = excluded.credential_keys, updated_at = excluded.updated_at`,
       )
       .run(t),
+  /** Replaces the whole current tool set (a rollback makes the version's set current again). */
+  replaceTools(db: Db, serverId: string, tools: ToolSnapshot[], now: string): void {
+    db.prepare('DELETE FROM mcp_tools WHERE server_id = ?').run(serverId);
+    for (const t of tools) {
+      mcpStore.upsertTool(db, {
+        server_id: serverId,
+        name: t.name,
+        handler: t.handler,
+        description: t.description,
+        schema: t.schema ? JSON.stringify(t.schema) : null,
+        credential_keys: JSON.stringify(t.credential_keys),
+        updated_at: now,
+      });
+    }
+  },
   deleteTool: (db: Db, serverId: string, name: string) => db.prepare('DELETE FROM mcp_tools WHERE server_id = ? AND name = ?').run(serverId, name).changes > 0,
 
   versions: (db: Db, serverId: string) => db.prepare('SELECT * FROM mcp_versions WHERE server_id = ? ORDER BY version DESC').all(serverId) as VersionRow[],

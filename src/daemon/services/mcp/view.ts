@@ -28,14 +28,16 @@ export interface ManifestTool {
 export const manifestTools = (v: VersionRow | undefined): ManifestTool[] => (v?.manifest ? ((JSON.parse(v.manifest) as { tools?: ManifestTool[] }).tools ?? []) : []);
 
 export function serverView(config: DaemonConfig, short: string, s: ServerRow, toolNames: string[], current: VersionRow | undefined): McpServer {
-  const serving = s.current_version !== null && current !== undefined;
+  // An emptied server (its last tool deleted) has a current version but serves nothing: no url.
+  const serving = s.serving_version !== null;
   return {
     name: s.name,
     visibility: '',
     expose: s.expose,
     state: s.state,
     ready: s.state === 'ready',
-    ...(serving ? { url: serverUrl(config, short, s.name, s.expose), version: current.version, ...(current.image ? { image: current.image } : {}) } : {}),
+    ...(serving ? { url: serverUrl(config, short, s.name, s.expose) } : {}),
+    ...(current ? { version: current.version, ...(current.image ? { image: current.image } : {}) } : {}),
     tool_names: toolNames,
     tool_count: toolNames.length,
     ...(s.message ? { message: s.message } : {}),
