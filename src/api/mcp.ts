@@ -9,6 +9,13 @@ export const MCP_SERVER_NAME_RE = /^[a-z]([a-z0-9-]{0,38}[a-z0-9])?$/;
 export const MCP_TOOL_NAME_RE = /^[a-z][a-z0-9_]{0,62}$/;
 export const MCP_CREATE_BODY_LIMIT = 4 * KiB;
 export const MCP_PUBLISH_BODY_LIMIT = 1 * MiB;
+/**
+ * Publishing a whole tool set in one request: each tool still fits the 1 MiB of a single publish,
+ * the body as a whole may hold several (docs/decisions/mcp.md, Daemon area).
+ */
+export const MCP_PUBLISH_SET_BODY_LIMIT = 8 * MiB;
+/** At most this many tools in one set publish (8 MiB / 64 tools leaves 128 KiB a module on average). */
+export const MCP_PUBLISH_SET_MAX_TOOLS = 64;
 /** Spec 2 §8: the protocol endpoint's request timeout, default 60 s, at most 900 s. */
 export const MCP_REQUEST_TIMEOUT_DEFAULT = 60;
 export const MCP_REQUEST_TIMEOUT_MAX = 900;
@@ -86,6 +93,17 @@ export const McpPublishBody = z.strictObject({
 });
 export type McpPublishBody = z.infer<typeof McpPublishBody>;
 
+/**
+ * PUT tools (the whole set): every tool as the single publish's body, keyed by tool name; names and
+ * handlers are checked by the handler so each 400 names its tool. prune removes the tools the body
+ * does not name.
+ */
+export const McpPublishSetBody = z.strictObject({
+  tools: z.record(z.string(), McpPublishBody).describe('tool name -> the single publish body (handler, description, schema, credentialKeys or credential_keys)'),
+  prune: z.boolean().optional().describe('also remove the tools of the current set the body does not name (default false: they are kept)'),
+});
+export type McpPublishSetBody = z.infer<typeof McpPublishSetBody>;
+
 export const mcpRoutes = {
   create: route({
     id: 'mcpservers.create',
@@ -151,6 +169,33 @@ export const mcpRoutes = {
     bodyLimit: MCP_PUBLISH_BODY_LIMIT,
     status: 202,
     response: z.object({ server: z.string(), name: z.string(), published: z.boolean(), build_id: z.string(), version: z.number().int().optional(), note: Note }),
+  }),
+  /**
+   * Not in spec 2 §4.2: `platform mcp publish SERVER DIR` makes ONE version from a folder (issue 18),
+   * which per-tool PUTs cannot (each makes a version). 200 with published false and no build_id
+   * when the resulting set equals the current one (nothing to build).
+   */
+  publishSet: route({
+    id: 'mcpservers.tools.publishSet',
+    method: 'PUT',
+    path: '/v1/projects/{projectID}/mcpservers/{name}/tools',
+    summary: 'Publish several tool modules at once (merged into the current set, or replacing it with prune): one new version; 200 and no version when nothing changes',
+    auth: 'any',
+    params: McpServerParams,
+    body: McpPublishSetBody,
+    bodyLimit: MCP_PUBLISH_SET_BODY_LIMIT,
+    status: 202,
+    response: z.object({
+      server: z.string(),
+      names: z.array(z.string()).describe('the tools of the body, by name'),
+      changed: z.array(z.string()).describe('the tools written: new or different from the current set (all of the body when a set whose build failed is sent again)'),
+      removed: z.array(z.string()).describe('tools removed by prune'),
+      tool_names: z.array(z.string()).describe('the whole tool set after the publish'),
+      published: z.boolean().describe('false when nothing changed: no version was made'),
+      build_id: z.string().optional().describe('absent when nothing changed'),
+      version: z.number().int().optional().describe('the new version; when nothing changed, the version holding this set'),
+      note: Note,
+    }),
   }),
   deleteTool: route({
     id: 'mcpservers.tools.delete',

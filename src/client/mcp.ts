@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
-import { isDeepStrictEqual } from 'node:util';
-import { MCP_PUBLISH_BODY_LIMIT, MCP_TOOL_NAME_RE, mcpRoutes, type McpPublishBody, type McpServer, type McpTool, type McpVersion } from '../api/mcp.js';
+import type { z } from 'zod';
+import { MCP_PUBLISH_BODY_LIMIT, MCP_PUBLISH_SET_BODY_LIMIT, MCP_PUBLISH_SET_MAX_TOOLS, MCP_TOOL_NAME_RE, mcpRoutes, type McpPublishBody, type McpServer, type McpVersion } from '../api/mcp.js';
 import type { ApiClient } from './api-client.js';
 import { AbortError, ApiCallError, UsageError } from './errors.js';
 
@@ -189,40 +189,27 @@ export function readFolder(dir: string): { tools: FolderTool[]; skipped: string[
   return { tools, skipped };
 }
 
+export type PublishSetResult = z.output<(typeof mcpRoutes)['publishSet']['response']>;
+
 /**
- * True when publishing the body would change nothing: same source and credential keys, and the
- * description and schema either not given (derived from the same source) or equal.
+ * Publishes a folder's modules in one request, so the folder is ONE version (merged into the
+ * server's set, or replacing it with prune). The daemon decides what changed: an unchanged folder
+ * answers published false and makes no version.
  */
-export function unchanged(current: McpTool | undefined, body: McpPublishBody): boolean {
-  if (!current) return false;
-  if (current.handler !== body.handler) return false;
-  if (!isDeepStrictEqual([...(current.credential_keys ?? [])].sort(), [...(body.credential_keys ?? [])].sort())) return false;
-  if (body.description !== undefined && body.description !== current.description) return false;
-  if (body.schema !== undefined && !isDeepStrictEqual(body.schema, current.schema)) return false;
-  return true;
-}
-
-export interface FolderPlan {
-  publish: FolderTool[];
-  unchanged: string[];
-  /** Tools on the server with no module in the folder (deleted only with prune). */
-  extra: string[];
-}
-
-export async function planFolder(client: ApiClient, ref: ServerRef, tools: FolderTool[], force: boolean): Promise<FolderPlan> {
-  let current: McpTool[];
+export async function publishFolder(client: ApiClient, ref: ServerRef, tools: FolderTool[], prune: boolean): Promise<PublishSetResult> {
+  if (tools.length > MCP_PUBLISH_SET_MAX_TOOLS) {
+    throw new UsageError(`the folder has ${tools.length} tool modules; one publish takes at most ${MCP_PUBLISH_SET_MAX_TOOLS}`, 'split the tools over several servers');
+  }
+  const body = { tools: Object.fromEntries(tools.map((t) => [t.name, t.body])), ...(prune ? { prune: true } : {}) };
+  const size = Buffer.byteLength(JSON.stringify(body));
+  if (size > MCP_PUBLISH_SET_BODY_LIMIT) {
+    throw new UsageError(`the folder's modules add up to ${size} bytes; one publish takes at most 8 MiB`, 'split the tools over several servers, or move shared code out of the tool modules');
+  }
   try {
-    current = (await client.call(mcpRoutes.tools, { params: { projectID: ref.projectID, name: ref.server } })).tools;
+    return await client.call(mcpRoutes.publishSet, { params: { projectID: ref.projectID, name: ref.server }, body });
   } catch (e) {
     explain(e, { server: ref.server });
   }
-  const byName = new Map(current.map((t) => [t.name, t]));
-  const publish = force ? tools : tools.filter((t) => !unchanged(byName.get(t.name), t.body));
-  return {
-    publish,
-    unchanged: tools.filter((t) => !publish.includes(t)).map((t) => t.name),
-    extra: current.map((t) => t.name).filter((n) => !tools.some((t) => t.name === n)),
-  };
 }
 
 export async function deleteTool(client: ApiClient, ref: ServerRef, tool: string) {
@@ -292,27 +279,44 @@ export async function waitForVersion(client: ApiClient, ref: ServerRef, o: WaitO
   }
 }
 
-/**
- * Arguments of a call: --args JSON (an object) first, then each --arg k=v over it. A value is
- * JSON when it parses as JSON (numbers, booleans, lists, objects, quoted strings), else the text.
- */
-export function parseCallArgs(pairs: string[] = [], json?: string): Record<string, unknown> {
-  let args: Record<string, unknown> = {};
-  if (json !== undefined) {
-    let doc: unknown;
-    try {
-      doc = JSON.parse(json);
-    } catch (e) {
-      throw new UsageError(`--args is not valid JSON: ${(e as Error).message}`, `pass an object, e.g. --args '{"a": 1}'`);
-    }
-    if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new UsageError('--args must be a JSON object', `e.g. --args '{"a": 1, "b": "text"}'`);
-    args = doc as Record<string, unknown>;
-  }
-  for (const pair of pairs) {
+/** --arg KEY=VALUE pairs split at the first `=`; a pair without a key is a usage error (before any request). */
+export function splitArgPairs(pairs: string[] = []): [string, string][] {
+  return pairs.map((pair) => {
     const eq = pair.indexOf('=');
     if (eq <= 0) throw new UsageError(`--arg ${pair} is not KEY=VALUE`, 'e.g. --arg a=1 --arg name=Ada');
-    args[pair.slice(0, eq)] = parseValue(pair.slice(eq + 1));
+    return [pair.slice(0, eq), pair.slice(eq + 1)];
+  });
+}
+
+/** --args: one JSON object. */
+export function parseArgsJson(json?: string): Record<string, unknown> {
+  if (json === undefined) return {};
+  let doc: unknown;
+  try {
+    doc = JSON.parse(json);
+  } catch (e) {
+    throw new UsageError(`--args is not valid JSON: ${(e as Error).message}`, `pass an object, e.g. --args '{"a": 1}'`);
   }
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new UsageError('--args must be a JSON object', `e.g. --args '{"a": 1, "b": "text"}'`);
+  return doc as Record<string, unknown>;
+}
+
+/** The input schema's properties (one JSON Schema per parameter), when the schema has any. */
+export type ArgSchemas = Record<string, Record<string, unknown>>;
+
+export function argSchemas(schema: Record<string, unknown> | undefined): ArgSchemas | undefined {
+  const props = schema?.properties;
+  return props && typeof props === 'object' && !Array.isArray(props) ? (props as ArgSchemas) : undefined;
+}
+
+/**
+ * Arguments of a call: --args JSON (an object) first, then each --arg k=v over it, each value read
+ * as its parameter's schema says (coerceArg); without a schema for the parameter, JSON when it
+ * parses (numbers, booleans, lists, objects, quoted strings), else the text.
+ */
+export function parseCallArgs(pairs: string[] = [], json?: string, schemas?: ArgSchemas): Record<string, unknown> {
+  const args = parseArgsJson(json);
+  for (const [key, text] of splitArgPairs(pairs)) args[key] = coerceArg(key, text, schemas?.[key]);
   return args;
 }
 
@@ -322,6 +326,87 @@ export function parseValue(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+type JsonType = 'string' | 'null' | 'boolean' | 'integer' | 'number' | 'array' | 'object';
+const JSON_TYPES: JsonType[] = ['string', 'null', 'boolean', 'integer', 'number', 'array', 'object'];
+const NUMBER_RE = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+
+/** The JSON types a parameter accepts: `type` (one or a list), and those of anyOf/oneOf members (Optional, Union). */
+function typesOf(schema: Record<string, unknown>, out = new Set<JsonType>()): Set<JsonType> {
+  const t = schema.type;
+  for (const x of Array.isArray(t) ? t : t === undefined ? [] : [t]) if (JSON_TYPES.includes(x as JsonType)) out.add(x as JsonType);
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const members = schema[key];
+    if (Array.isArray(members)) for (const m of members) if (m && typeof m === 'object') typesOf(m as Record<string, unknown>, out);
+  }
+  return out;
+}
+
+/** Reads the text as one JSON type; undefined when it is not one. */
+function asType(type: JsonType, text: string): { value: unknown } | undefined {
+  switch (type) {
+    case 'string':
+      return { value: text };
+    case 'null':
+      return text === 'null' ? { value: null } : undefined;
+    case 'boolean':
+      return /^(true|false)$/i.test(text) ? { value: text.toLowerCase() === 'true' } : undefined;
+    case 'integer':
+      return NUMBER_RE.test(text) && Number.isSafeInteger(Number(text)) ? { value: Number(text) } : undefined;
+    case 'number':
+      return NUMBER_RE.test(text) && Number.isFinite(Number(text)) ? { value: Number(text) } : undefined;
+    case 'array':
+    case 'object': {
+      const v = parseValue(text);
+      const ok = type === 'array' ? Array.isArray(v) : v !== null && typeof v === 'object' && !Array.isArray(v);
+      return ok && v !== text ? { value: v } : undefined;
+    }
+  }
+}
+
+const EXPECTED: Record<JsonType, [string, string]> = {
+  string: ['a string', 'text'],
+  null: ['null', 'null'],
+  boolean: ['true or false', 'true'],
+  integer: ['an integer', '3'],
+  number: ['a number', '2.5'],
+  array: ['a JSON array', '\'[1,2]\''],
+  object: ['a JSON object', '\'{"k":1}\''],
+};
+
+/**
+ * One --arg value for a parameter whose JSON Schema is known (from the tools list): a string
+ * parameter takes the text as it is (`--arg zip=01234` stays "01234"); integer, number and boolean
+ * parameters parse it, arrays and objects parse JSON; a parameter of several types (Optional[int]:
+ * integer or null) takes the first that fits, in the order null, boolean, integer, number, array,
+ * object, and the text when one of them is string. A value that fits none is a usage error naming
+ * the parameter and the type, before any call. Without a schema, or one that names no type
+ * (Any, $ref), the value is JSON when it parses, else the text; an enum without a type matches
+ * its members.
+ */
+export function coerceArg(key: string, text: string, schema: Record<string, unknown> | undefined): unknown {
+  if (!schema) return parseValue(text);
+  const types = typesOf(schema);
+  if (!types.size) {
+    const members = schema.enum;
+    if (Array.isArray(members) && !members.includes(text)) {
+      const v = parseValue(text);
+      return members.some((m) => JSON.stringify(m) === JSON.stringify(v)) ? v : text;
+    }
+    return Array.isArray(members) ? text : parseValue(text);
+  }
+  if (types.has('string')) return text;
+  for (const type of JSON_TYPES) {
+    if (!types.has(type)) continue;
+    const hit = asType(type, text);
+    if (hit) return hit.value;
+  }
+  const wanted = JSON_TYPES.filter((t) => types.has(t));
+  throw new UsageError(
+    `--arg ${key}: expected ${wanted.map((t) => EXPECTED[t][0]).join(' or ')}, got ${JSON.stringify(text)}`,
+    `e.g. --arg ${key}=${EXPECTED[wanted[0]!][1]} (see the schema with \`platform mcp tools list SERVER --json\`)`,
+  );
 }
 
 /** Slack over the protocol endpoint's longest request timeout, so the daemon's answer arrives first. */

@@ -131,23 +131,25 @@ describe('platform mcp', { timeout: 180_000 }, () => {
     expect(get.json.mcp_server).toMatchObject({ state: 'ready', ready: true, version: 2, tool_count: 2, url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/mcp\/.+\/calc$/) });
   });
 
-  it('call passes --arg values as JSON when they parse, prints the text, and exits 1 with a raising tool\'s text', async () => {
+  it('call types --arg values by the tool\'s schema (JSON when it says nothing), prints the text, and exits 1 with a raising tool\'s text', async () => {
     ok(await cli.run(['mcp', 'tools', 'publish', 'calc', join(src, 'echo.py'), '--schema', join(src, 'schema.json'), '--wait']));
     // The raising tool declares a credential key: without the secret, the call is a tool error too.
     const noSecret = await cli.run(['mcp', 'call', 'calc', 'fails', '--arg', 'reason=x']);
     expect(noSecret.exitCode).toBe(1);
     expect(noSecret.stderr).toMatch(/calc-token/);
     ok(await cli.run(['secrets', 'set', 'calc-token'], { input: 'calc-secret-value' }));
-    const [sum, withArgs, num, text, list, raised, raisedJson, noTool, badArg] = await Promise.all([
+    const [sum, withArgs, num, text, list, raised, raisedJson, noTool, badArg, digits, notInt] = await Promise.all([
       cli.run(['mcp', 'call', 'calc', 'add', '--arg', 'a=2', '--arg', 'b=40']),
       cli.run(['mcp', 'call', 'calc', 'add', '--args', '{"a": 1, "b": 1}', '--arg', 'b=9', '--json']),
       cli.run(['mcp', 'call', 'calc', 'echo', '--arg', 'value=3']),
-      cli.run(['mcp', 'call', 'calc', 'echo', '--arg', 'value=Paris', '--arg', 'text="007"']),
+      cli.run(['mcp', 'call', 'calc', 'echo', '--arg', 'value=Paris', '--arg', 'text=007']),
       cli.run(['mcp', 'call', 'calc', 'echo', '-a', 'value=[1,true,null]']),
       cli.run(['mcp', 'call', 'calc', 'fails', '--arg', 'reason=no thanks']),
       cli.run(['mcp', 'call', 'calc', 'fails', '--arg', 'reason=json', '--json']),
       cli.run(['mcp', 'call', 'calc']),
       cli.run(['mcp', 'call', 'calc', 'add', '--arg', 'oops']),
+      cli.run(['mcp', 'call', 'calc', 'echo', '--arg', 'text=123', '--arg', 'value="123"']),
+      cli.run(['mcp', 'call', 'calc', 'add', '--arg', 'a=two', '--json']),
     ]);
     ok(sum);
     expect(sum.stdout).toBe('42');
@@ -167,6 +169,10 @@ describe('platform mcp', { timeout: 180_000 }, () => {
     expect(noTool.stderr).toMatch(/platform mcp tools list calc/);
     fails(badArg, 2);
     expect(badArg.stderr).toMatch(/--arg oops is not KEY=VALUE/);
+    // text is a string parameter: 123 stays the text "123"; value has no type: quoted JSON is a string.
+    expect(JSON.parse(digits.stdout)).toEqual({ value: '123', type: 'str', text: '123' });
+    fails(notInt, 2);
+    expect(notInt.json).toMatchObject({ error: '--arg a: expected an integer, got "two"', next: expect.stringMatching(/^e\.g\. --arg a=3/) });
     const missingTool = await cli.run(['mcp', 'call', 'calc', 'nope']);
     fails(missingTool);
   });
@@ -237,7 +243,7 @@ describe('platform mcp', { timeout: 180_000 }, () => {
     expect(back.json).toMatchObject({ server: 'calc', version: 2, rolled_back: true, mcp_server: { state: 'ready', version: 2 } });
   });
 
-  it('publish DIR sends every changed module, waits for the last version, and skips an unchanged folder', async () => {
+  it('publish DIR makes one version from the folder, keeps or prunes the rest, and makes none for an unchanged folder', async () => {
     const dir = join(cli.home, 'folder');
     mkdirSync(dir);
     writeFileSync(join(dir, 'add.py'), ADD);
@@ -249,36 +255,40 @@ describe('platform mcp', { timeout: 180_000 }, () => {
     ok(first);
     expect(first.stderr).toMatch(/skipped _helpers\.py/);
     // --verbose: each state change of the awaited version on a line of its own, no spinner.
-    expect(first.stderr).toMatch(/^folder version 2: ready$/m);
+    expect(first.stderr).toMatch(/^folder version 1: ready$/m);
     expect(first.stderr).not.toMatch(/✓/);
-    expect(first.stdout).toMatch(/^folder: 2 published as versions 1-2 \(the last holds the whole folder\)$/m);
-    expect(first.stdout).toMatch(/^folder is ready: version 2 with add, echo$/m);
+    expect(first.stdout).toMatch(/^folder: 2 published as version 1 \(add, echo\)$/m);
+    expect(first.stdout).toMatch(/^folder is ready: version 1 with add, echo$/m);
     const again = await cli.run(['mcp', 'publish', 'folder', dir, '--wait', '--json']);
     ok(again);
-    expect(again.json).toMatchObject({ server: 'folder', published: [], removed: [], unchanged: ['add', 'echo'] });
+    expect(again.json).toMatchObject({ server: 'folder', published: [], removed: [], unchanged: ['add', 'echo'], mcp_server: { version: 1 } });
     expect(again.json.version).toBeUndefined();
     const tools = await cli.run(['mcp', 'tools', 'list', 'folder', '--json']);
     expect(tools.json.tools.find((t: { name: string }) => t.name === 'echo')).toMatchObject({ description: 'Echo from mcp.json', credential_keys: ['echo-key'] });
-    // One module changed, one gone: one version with the change, then --prune removes the other.
+    // One module changed, one gone: one version with the change (the other kept), then --prune removes it.
     writeFileSync(join(dir, 'add.py'), ADD.replace('return a + b', 'return a + b + 100'));
     writeFileSync(join(dir, 'mcp.json'), '{}');
     const { rmSync } = await import('node:fs');
     rmSync(join(dir, 'echo.py'));
     const kept = await cli.run(['mcp', 'publish', 'folder', dir, '--wait', '--json']);
     ok(kept);
-    expect(kept.json).toMatchObject({ published: [{ name: 'add', version: 3 }], removed: [], version: 3, mcp_server: { version: 3, tool_names: ['add', 'echo'] } });
+    expect(kept.json).toMatchObject({ published: ['add'], removed: [], kept: ['echo'], version: 2, mcp_server: { version: 2, tool_names: ['add', 'echo'] } });
     const pruned = await cli.run(['mcp', 'publish', 'folder', dir, '--prune', '--wait']);
     ok(pruned);
-    expect(pruned.stdout).toMatch(/^folder: 0 published, 1 removed as version 4$/m);
-    expect(pruned.stdout).toMatch(/^folder is ready: version 4 with add$/m);
+    expect(pruned.stdout).toMatch(/^folder: 0 published, 1 removed as version 3 \(add\)$/m);
+    expect(pruned.stdout).toMatch(/^folder is ready: version 3 with add$/m);
     expect((await cli.run(['mcp', 'call', 'folder', 'add', '--arg', 'a=1'])).stdout).toBe('102');
-    // A folder whose build failed is not "unchanged and done": publishing it again says so.
+    // A syntax error in one module fails that one version; version 3 keeps serving. The same
+    // folder again is not "unchanged and done": it is built again (and fails again).
     writeFileSync(join(dir, 'broken.py'), BROKEN);
-    fails(await cli.run(['mcp', 'publish', 'folder', dir, '--wait']));
-    const same = await cli.run(['mcp', 'publish', 'folder', dir, '--wait']);
+    const broken = await cli.run(['mcp', 'publish', 'folder', dir, '--wait']);
+    fails(broken);
+    expect(broken.stderr).toMatch(/Error: folder version 4 failed; version 3 keeps serving:\n.*tools\/broken\.py, line \d+: SyntaxError/);
+    const same = await cli.run(['mcp', 'publish', 'folder', dir, '--wait', '--json']);
     fails(same);
-    expect(same.stderr).toMatch(/nothing changed in .+, but the last build of folder failed:\n.*SyntaxError/);
-    expect(same.stderr).toMatch(/next: .*--force/);
+    expect(same.json.error).toMatch(/^folder version 5 failed; version 3 keeps serving:\n.*SyntaxError/);
+    expect((await cli.run(['mcp', 'call', 'folder', 'add', '--arg', 'a=2'])).stdout).toBe('103');
+    expect((await cli.run(['mcp', 'versions', 'folder', '--json'])).json.versions.map((v: { version: number }) => v.version)).toEqual([5, 4, 3, 2, 1]);
   });
 
   it('init --template mcp-python gives a module that publishes and answers', async () => {
@@ -367,8 +377,10 @@ describe('platform mcp', { timeout: 180_000 }, () => {
     const answered = new Set<string>();
     // Answer each prompt once it is up (input typed earlier would be echoed by the terminal itself).
     const answers: [RegExp, string][] = [
-      [/tool \[1-3 or name\]: /, 'add'],
-      [/a \(integer, required\): /, '20'],
+      // The rollback to version 2 above made its set (add, fails) the current one.
+      [/tool \[1-2 or name\]: /, 'add'],
+      [/a \(integer, required\): /, 'twenty'],
+      [/expected an integer, got "twenty"[\s\S]*a \(integer, required\): /, '20'],
       [/b \(integer, default 1\): /, '22'],
     ];
     p.stdout!.on('data', (chunk: Buffer) => {
@@ -383,7 +395,7 @@ describe('platform mcp', { timeout: 180_000 }, () => {
     const r = await p;
     expect(r.exitCode, out).toBe(0);
     expect(out).toMatch(/1\. add\s+Adds two numbers\./);
-    expect(out).toMatch(/2\. echo/);
+    expect(out).toMatch(/2\. fails\s+Always raises\./);
     expect(out).toMatch(/a: the first number/);
     expect(out.trimEnd()).toMatch(/42$/);
   });

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiCallError, UsageError } from '../../src/client/errors.js';
-import { contentText, explain, parseCallArgs, publishBody, readFolder, toolNameOf, unchanged } from '../../src/client/mcp.js';
-import type { McpTool } from '../../src/api/mcp.js';
+import { argSchemas, coerceArg, contentText, explain, parseCallArgs, publishBody, publishFolder, readFolder, toolNameOf, type FolderTool } from '../../src/client/mcp.js';
+import type { ApiClient } from '../../src/client/api-client.js';
 
 /** The CLI's pure pieces of `platform mcp`: argument parsing, folder reading, change detection, error advice. */
 const dir = mkdtempSync(join(tmpdir(), 'mcp-cli-units-'));
@@ -37,6 +37,59 @@ describe('call arguments', () => {
     });
     expect(parseCallArgs(['a=2'], '{"a": 1, "b": "x"}')).toEqual({ a: 2, b: 'x' });
     expect(parseCallArgs([], undefined)).toEqual({});
+  });
+
+  it('read each --arg as its parameter\'s schema types it: strings as they are, numbers and booleans parsed, JSON for lists and objects', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        zip: { type: 'string' },
+        n: { type: 'integer' },
+        x: { type: 'number' },
+        ok: { type: 'boolean' },
+        tags: { type: 'array', items: { type: 'string' } },
+        opts: { type: 'object' },
+        maybe: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
+        label: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+        mode: { enum: ['fast', 'slow'], type: 'string' },
+        level: { enum: [1, 2, 'max'] },
+        both: { type: ['integer', 'boolean'] },
+        anything: {},
+      },
+    };
+    const props = argSchemas(schema);
+    const args = parseCallArgs(
+      ['zip=01234', 'n=123', 'x=2.5', 'ok=TRUE', 'tags=["a","b"]', 'opts={"k":1}', 'maybe=null', 'label=null', 'mode=fast', 'level=2', 'both=false', 'anything=[1]', 'extra=7', 'quoted="7"'],
+      '{"zip": 1, "kept": "x"}',
+      props,
+    );
+    expect(args).toEqual({ zip: '01234', n: 123, x: 2.5, ok: true, tags: ['a', 'b'], opts: { k: 1 }, maybe: null, label: 'null', mode: 'fast', level: 2, both: false, anything: [1], extra: 7, quoted: '7', kept: 'x' });
+    expect(parseCallArgs(['zip=123', 'n=1e3', 'x=-0.5', 'maybe=4', 'level=max'], undefined, props)).toEqual({ zip: '123', n: 1000, x: -0.5, maybe: 4, level: 'max' });
+    // A string parameter keeps quotes and JSON-looking text: what was typed is what is sent.
+    expect(coerceArg('zip', '"007"', { type: 'string' })).toBe('"007"');
+    expect(coerceArg('zip', '[1]', { type: 'string' })).toBe('[1]');
+    expect(argSchemas({ type: 'object' })).toBeUndefined();
+  });
+
+  it('stop with a usage error (exit 2) naming the parameter and the type when a value does not parse', () => {
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      ['n=abc', { n: { type: 'integer' } }, /^--arg n: expected an integer, got "abc"$/],
+      ['n=2.5', { n: { type: 'integer' } }, /expected an integer, got "2.5"/],
+      ['n=0x10', { n: { type: 'integer' } }, /expected an integer/],
+      ['n=', { n: { type: 'integer' } }, /expected an integer, got ""/],
+      ['x=1,5', { x: { type: 'number' } }, /^--arg x: expected a number/],
+      ['ok=yes', { ok: { type: 'boolean' } }, /^--arg ok: expected true or false, got "yes"$/],
+      ['tags=a,b', { tags: { type: 'array' } }, /^--arg tags: expected a JSON array/],
+      ['tags={"a":1}', { tags: { type: 'array' } }, /expected a JSON array/],
+      ['opts=[1]', { opts: { type: 'object' } }, /^--arg opts: expected a JSON object/],
+      ['maybe=many', { maybe: { anyOf: [{ type: 'integer' }, { type: 'null' }] } }, /^--arg maybe: expected null or an integer, got "many"$/],
+    ];
+    for (const [pair, props, message] of cases) {
+      const e = usage(() => parseCallArgs([pair], undefined, props as Record<string, Record<string, unknown>>));
+      expect(e.message, pair).toMatch(message);
+      expect(e.exitCode, pair).toBe(2);
+      expect(e.next, pair).toMatch(/^e\.g\. --arg /);
+    }
   });
 
   it('refuse a pair without a key and --args that is not a JSON object', () => {
@@ -91,17 +144,14 @@ describe('tool files', () => {
     expect(usage(() => readFolder(empty)).message).toMatch(/no tool modules/);
   });
 
-  it('count a tool unchanged only when source, keys and any explicit description or schema match', () => {
-    const current: McpTool = {
-      name: 'a', description: 'derived', handler: 'src', schema: { type: 'object' }, credential_keys: ['k', 'j'], credentialKeys: ['k', 'j'], updated_at: '2026-01-01T00:00:00Z',
-    };
-    expect(unchanged(undefined, { handler: 'src' })).toBe(false);
-    expect(unchanged(current, { handler: 'src', credential_keys: ['j', 'k'] })).toBe(true);
-    expect(unchanged(current, { handler: 'src2', credential_keys: ['j', 'k'] })).toBe(false);
-    expect(unchanged(current, { handler: 'src' })).toBe(false);
-    expect(unchanged(current, { handler: 'src', credential_keys: ['j', 'k'], description: 'other' })).toBe(false);
-    expect(unchanged(current, { handler: 'src', credential_keys: ['j', 'k'], schema: { type: 'object' } })).toBe(true);
-    expect(unchanged(current, { handler: 'src', credential_keys: ['j', 'k'], schema: { type: 'object', properties: {} } })).toBe(false);
+  it('refuse a folder one publish cannot take, before any request', async () => {
+    const client = {} as ApiClient;
+    const ref = { projectID: 'p', server: 's' };
+    const many: FolderTool[] = Array.from({ length: 65 }, (_, i) => ({ name: `t${i}`, file: `t${i}.py`, body: { handler: '@tool\ndef f(): return 1\n' } }));
+    await expect(publishFolder(client, ref, many, false)).rejects.toThrow(/65 tool modules; one publish takes at most 64/);
+    const big: FolderTool[] = Array.from({ length: 9 }, (_, i) => ({ name: `t${i}`, file: `t${i}.py`, body: { handler: '#'.repeat(1000 * 1000) } }));
+    await expect(publishFolder(client, ref, big, true)).rejects.toBeInstanceOf(UsageError);
+    await expect(publishFolder(client, ref, big, true)).rejects.toThrow(/at most 8 MiB/);
   });
 });
 

@@ -4,13 +4,13 @@ import { projectFlag } from '../../cli/flags.js';
 import { serverArg } from '../../cli/mcp.js';
 import { ask } from '../../cli/prompt.js';
 import { mcpRoutes, type McpTool } from '../../api/mcp.js';
-import { callTool, contentText, explain, parseCallArgs, parseValue } from '../../client/mcp.js';
+import { argSchemas, callTool, coerceArg, contentText, explain, parseArgsJson, splitArgPairs, type ArgSchemas } from '../../client/mcp.js';
 import { UsageError } from '../../client/errors.js';
 
 export default class McpCall extends BaseCommand {
   static override summary = 'Call a tool of the running version, through the platform (the bearer never leaves it)';
   static override description =
-    'Prints the text the tool returned. A tool error (the tool raised, a secret was missing, the call timed out) prints its text on stderr and exits 1. Each --arg KEY=VALUE is parsed as JSON when it parses (1, true, [1,2], {"a":1}, "quoted") and taken as a string otherwise; --args gives them all as one JSON object, --arg values win. Without TOOL on a terminal, pick the tool from a list and type its arguments.';
+    'Prints the text the tool returned. A tool error (the tool raised, a secret was missing, the call timed out) prints its text on stderr and exits 1. Each --arg KEY=VALUE is read as the tool\'s input schema types KEY: a string parameter takes the text as it is (zip=01234 stays "01234"), integer, number and boolean parameters parse it (a value that does not parse stops the command with exit 2 before the call), array and object parameters take JSON; a KEY the schema does not describe is JSON when it parses (1, true, [1,2], {"a":1}, "quoted") and text otherwise. --args gives them all as one JSON object, sent as it is; --arg values win. Without TOOL on a terminal, pick the tool from a list and type its arguments.';
   static override examples = [
     '<%= config.bin %> mcp call weather forecast --arg city=Paris --arg days=3',
     `<%= config.bin %> mcp call calc add --args '{"a": 1, "b": 2}'`,
@@ -28,18 +28,27 @@ export default class McpCall extends BaseCommand {
     const { args, flags } = await this.parse(McpCall);
     const projectID = this.projectRef(flags.project, flags.context);
     const ref = { projectID, server: args.server };
-    let callArgs = parseCallArgs(flags.arg, flags.args);
+    // Malformed pairs and --args stop here, before any request.
+    const pairs = splitArgPairs(flags.arg);
+    const given = parseArgsJson(flags.args);
     const client = await this.client();
     let tool = args.tool;
+    let tools: McpTool[] | undefined;
+    const listTools = async () => (tools ??= (await client.call(mcpRoutes.tools, { params: { projectID, name: args.server } }).catch((e: unknown) => explain(e, { server: args.server }))).tools);
+    let picked: McpTool | undefined;
     if (!tool) {
       if (this.jsonEnabled() || !process.stdin.isTTY) {
         throw new UsageError('TOOL is required without a terminal', `pass it: \`${this.config.bin} mcp call ${args.server} TOOL\` (see \`${this.config.bin} mcp tools list ${args.server}\`)`);
       }
-      const tools = (await client.call(mcpRoutes.tools, { params: { projectID, name: args.server } }).catch((e: unknown) => explain(e, { server: args.server }))).tools;
-      const picked = await pickTool(args.server, tools);
+      picked = await pickTool(args.server, await listTools());
       tool = picked.name;
-      if (!flags.arg?.length && flags.args === undefined) callArgs = await askArguments(picked);
     }
+    // The schema types each --arg (a string parameter keeps "123" a string); a tool the list does
+    // not name (a module exposing other names) keeps the JSON-if-it-parses rule.
+    const schemas: ArgSchemas | undefined = pairs.length ? argSchemas((picked ?? (await listTools()).find((t) => t.name === tool))?.schema) : undefined;
+    let callArgs: Record<string, unknown> = { ...given };
+    for (const [key, text] of pairs) callArgs[key] = coerceArg(key, text, schemas?.[key]);
+    if (picked && !pairs.length && flags.args === undefined) callArgs = await askArguments(picked);
     const res = await callTool(client, ref, tool, callArgs);
     const text = contentText(res);
     if (res.isError) {
@@ -66,7 +75,7 @@ async function pickTool(server: string, tools: McpTool[]): Promise<McpTool> {
 
 /** One prompt per schema property; an empty answer leaves an optional one out. */
 async function askArguments(tool: McpTool): Promise<Record<string, unknown>> {
-  const props = (tool.schema.properties ?? {}) as Record<string, { type?: unknown; description?: string; default?: unknown; enum?: unknown[] }>;
+  const props = (tool.schema.properties ?? {}) as Record<string, { type?: unknown; description?: string; default?: unknown; enum?: unknown[] } & Record<string, unknown>>;
   const required = new Set((tool.schema.required ?? []) as string[]);
   const out: Record<string, unknown> = {};
   for (const [name, p] of Object.entries(props)) {
@@ -75,7 +84,15 @@ async function askArguments(tool: McpTool): Promise<Record<string, unknown>> {
     for (;;) {
       const answer = await ask(`${name} (${hint.filter(Boolean).join(', ')}): `);
       if (answer === '' && required.has(name)) continue;
-      if (answer !== '') out[name] = p.type === 'string' ? answer : parseValue(answer);
+      if (answer !== '') {
+        try {
+          out[name] = coerceArg(name, answer, p);
+        } catch (e) {
+          // Typed like --arg: a value that does not fit the type is asked again.
+          process.stderr.write(`${(e as Error).message.replace(/^--arg /, '')}\n`);
+          continue;
+        }
+      }
       break;
     }
   }

@@ -4,6 +4,7 @@ import type { Router } from '../../http/router.js';
 import { bearerOf } from './credentials.js';
 import { isMcpPath, serveEndpoint } from './endpoint.js';
 import { mcpMigrations } from './migrations.js';
+import { publishSet } from './publish-set.js';
 import { McpRuntime } from './runtime.js';
 import * as svc from './service.js';
 import { mcpStore } from './store.js';
@@ -57,6 +58,7 @@ function registerRoutes(r: Router, d: svc.Deps): void {
   r.handle(mcpRoutes.delete, ({ principal, params, requestId }) => svc.remove(d, principal!, params.projectID, params.name, requestId));
   r.handle(mcpRoutes.tools, ({ principal, params }) => svc.tools(d, principal!, params.projectID, params.name));
   r.handle(mcpRoutes.publish, ({ principal, params, body, requestId }) => svc.publish(d, principal!, params.projectID, params.name, params.tool, body, requestId));
+  r.handle(mcpRoutes.publishSet, ({ principal, params, body, requestId }) => publishSet(d, principal!, params.projectID, params.name, body, requestId));
   r.handle(mcpRoutes.deleteTool, ({ principal, params, requestId }) => svc.deleteTool(d, principal!, params.projectID, params.name, params.tool, requestId));
   r.handle(mcpRoutes.versions, ({ principal, params }) => svc.versions(d, principal!, params.projectID, params.name));
   r.handle(mcpRoutes.rollback, ({ principal, params, requestId }) => svc.rollback(d, principal!, params.projectID, params.name, params.version, requestId));

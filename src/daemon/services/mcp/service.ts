@@ -32,11 +32,11 @@ function member(d: Deps, principal: Principal, ref: string): ProjectAccess {
 }
 
 /** Spec 2 §5: server create and delete, tool publish and delete, version actions need project admin. */
-function admin(d: Deps, principal: Principal, ref: string): ProjectAccess {
+export function admin(d: Deps, principal: Principal, ref: string): ProjectAccess {
   return accessProject(d.ctx, principal, ref, 'resource-admin');
 }
 
-function serverOr404(d: Deps, projectId: string, name: string): ServerRow {
+export function serverOr404(d: Deps, projectId: string, name: string): ServerRow {
   const s = mcpStore.byName(d.ctx.db, projectId, name);
   if (!s) throw serverNotFound(name);
   return s;
@@ -125,7 +125,7 @@ export function tools(d: Deps, principal: Principal, ref: string, name: string) 
 }
 
 /** Snapshots the whole current tool set into the next version (pending) and points the server at it. */
-function snapshot(d: Deps, s: ServerRow): VersionRow {
+export function snapshot(d: Deps, s: ServerRow): VersionRow {
   const { db, clock } = d.ctx;
   const tools: ToolSnapshot[] = mcpStore.tools(db, s.id).map((t) => ({
     name: t.name,
@@ -163,9 +163,12 @@ function snapshot(d: Deps, s: ServerRow): VersionRow {
   return v;
 }
 
-function checkToolName(tool: string): void {
-  if (!MCP_TOOL_NAME_RE.test(tool)) throw badRequest(`invalid tool name ${JSON.stringify(tool)}: must match ^[a-z][a-z0-9_]{0,62}$ (it becomes tools/<name>.py)`);
+export function checkToolName(tool: string, prefix = ''): void {
+  if (!MCP_TOOL_NAME_RE.test(tool)) throw badRequest(`${prefix}invalid tool name ${JSON.stringify(tool)}: must match ^[a-z][a-z0-9_]{0,62}$ (it becomes tools/<name>.py)`);
 }
+
+/** The single publish's 400 for a body without source; the set publish prefixes the tool. */
+export const handlerRequired = (prefix = '') => badRequest(`${prefix}handler is required: the Python source of the tool module`);
 
 /** PUT tools/{tool}: stores the module and builds a new version with the whole tool set. */
 export function publish(d: Deps, principal: Principal, ref: string, name: string, tool: string, body: McpPublishBody, requestId: string) {
@@ -173,7 +176,7 @@ export function publish(d: Deps, principal: Principal, ref: string, name: string
   const { db, clock } = d.ctx;
   const s = serverOr404(d, access.project.id, name);
   checkToolName(tool);
-  if (body.handler === undefined || body.handler.trim() === '') throw badRequest('handler is required: the Python source of the tool module');
+  if (body.handler === undefined || body.handler.trim() === '') throw handlerRequired();
   const keys = [...new Set(body.credential_keys ?? body.credentialKeys ?? [])];
   const v = tx(db, () => {
     mcpStore.upsertTool(db, {
