@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { Clock } from '../../src/daemon/clock.js';
 import type { DataPlane, RevisionReport, ServiceDesired } from '../../src/daemon/services/serverless/plane.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { cast } from '../helpers/fixtures.js';
@@ -55,9 +56,9 @@ export interface ControlEnv {
   call<T = any>(method: string, path: string, body?: unknown, token?: string, headers?: Record<string, string>): ReturnType<TestDaemon['api']>;
 }
 
-export async function controlEnv(overrides: Parameters<typeof startTestDaemon>[0] = {}, home?: string): Promise<ControlEnv> {
+export async function controlEnv(overrides: Parameters<typeof startTestDaemon>[0] = {}, home?: string, clock?: Clock): Promise<ControlEnv> {
   const plane = new RecordingPlane();
-  const d = await startTestDaemon(overrides, { serverlessPlane: () => plane, home });
+  const d = await startTestDaemon(overrides, { serverlessPlane: () => plane, home, clock });
   const people = await cast(d);
   const base = `/v1/projects/${people.project.id}/services`;
   return {
