@@ -22,6 +22,7 @@ from urllib.parse import urlparse, parse_qs
 INSTANCE = os.urandom(4).hex()
 class H(BaseHTTPRequestHandler):
     protocol_version = 'HTTP/1.1'
+    disable_nagle_algorithm = True
     def answer(self, extra):
         u = urlparse(self.path)
         q = parse_qs(u.query)
