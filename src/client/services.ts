@@ -40,7 +40,9 @@ export function explain(err: unknown, ref: { name?: string; revision?: string })
   } else if (err.status === 413) {
     next = 'the request is too large (services take 256 KiB of settings); move large values into project secrets (`--secret-env`)';
   } else if (err.status === 400) {
-    if (/revision/.test(m)) next = `the revisions are listed by \`platform services revisions ${s}\``;
+    const secret = /secret (\S+) not found/.exec(err.message);
+    if (secret) next = `create it with \`platform secrets set ${secret[1]}\` (the value is read from stdin or a prompt)`;
+    else if (/revision/.test(m)) next = `the revisions are listed by \`platform services revisions ${s}\``;
     else if (/traffic|percent|tag/.test(m)) next = 'give the whole split, summing to 100: e.g. `--to latest=100`, or `--to NAME-00001=50 --to latest=50`';
     else if (/scale/.test(m)) next = 'scales are 0 or more and --min-scale is at most --max-scale';
     else if (/name/.test(m)) next = 'a name is 1-52 lowercase letters, digits and hyphens, starting with a letter';

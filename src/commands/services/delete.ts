@@ -17,7 +17,10 @@ export default class ServicesDelete extends BaseCommand {
     if (this.jsonEnabled() && !flags.yes) throw new UsageError(`deleting ${args.name} needs confirmation`, 'pass --yes');
     await confirm(flags.yes, `delete service ${args.name} with all its revisions`);
     const projectID = this.projectRef(flags.project, flags.context);
-    await call((await this.client()).call(serverlessRoutes.delete, { params: { projectID, name: args.name } }), { name: args.name });
+    const client = await this.client();
+    // 204: no body to parse.
+    const path = await call(client.pathFor(serverlessRoutes.delete, { projectID, name: args.name }), { name: args.name });
+    await call(client.request('DELETE', path), { name: args.name });
     this.print(`deleted ${args.name}`);
     return { name: args.name, deleted: true };
   }
