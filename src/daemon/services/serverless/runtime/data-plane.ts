@@ -288,7 +288,12 @@ export class ServerlessDataPlane implements DataPlane {
     if (byName?.get(d.name) === d.serviceId) byName.delete(d.name);
   }
 
+  /** Reports reach listeners a microtask later: a listener may call apply, never inside apply itself. */
   private emit(serviceId: string, revision: string, r: RevisionReport): void {
+    queueMicrotask(() => this.deliver(serviceId, revision, r));
+  }
+
+  private deliver(serviceId: string, revision: string, r: RevisionReport): void {
     for (const cb of this.listeners) {
       try {
         cb(serviceId, revision, r);
