@@ -56,6 +56,7 @@ export class ServerlessDataPlane implements DataPlane {
   constructor(private readonly o: DataPlaneOptions) {
     this.launcher = new Launcher(o.home, o.workloads, o.readSource);
     this.ledger = new Ledger(o.home);
+    this.launcher.beforeContainer = () => this.ledger.markDocker();
     this.reaped = this.reap();
     const idle = o.workloads.idleMs;
     this.sweeper = setInterval(() => this.tick(), Math.max(50, Math.min(1000, idle / 4)));
@@ -320,6 +321,7 @@ export class ServerlessDataPlane implements DataPlane {
       }
       this.ledger.remove(e.id);
     }
+    if (!this.ledger.usedDocker()) return;
     try {
       for (const id of await this.launcher.leftoverContainers()) await docker().reap({ container: id });
     } catch (err) {
