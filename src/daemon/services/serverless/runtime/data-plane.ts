@@ -56,6 +56,7 @@ export class ServerlessDataPlane implements DataPlane {
   constructor(private readonly o: DataPlaneOptions) {
     this.launcher = new Launcher(o.home, o.workloads, o.readSource);
     this.ledger = new Ledger(o.home);
+    this.launcher.beforeContainer = () => this.ledger.markDocker();
     this.reaped = this.reap();
     const idle = o.workloads.idleMs;
     this.sweeper = setInterval(() => this.tick(), Math.max(50, Math.min(1000, idle / 4)));
@@ -288,7 +289,12 @@ export class ServerlessDataPlane implements DataPlane {
     if (byName?.get(d.name) === d.serviceId) byName.delete(d.name);
   }
 
+  /** Reports reach listeners a microtask later: a listener may call apply, never inside apply itself. */
   private emit(serviceId: string, revision: string, r: RevisionReport): void {
+    queueMicrotask(() => this.deliver(serviceId, revision, r));
+  }
+
+  private deliver(serviceId: string, revision: string, r: RevisionReport): void {
     for (const cb of this.listeners) {
       try {
         cb(serviceId, revision, r);
@@ -315,6 +321,7 @@ export class ServerlessDataPlane implements DataPlane {
       }
       this.ledger.remove(e.id);
     }
+    if (!this.ledger.usedDocker()) return;
     try {
       for (const id of await this.launcher.leftoverContainers()) await docker().reap({ container: id });
     } catch (err) {

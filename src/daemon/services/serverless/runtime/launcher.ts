@@ -48,6 +48,8 @@ export class Launcher {
   readonly process: ProcessDriver;
   private readonly prepared = new Map<string, Promise<Prepared>>();
   private readonly owner: string;
+  /** Called before a container is created (the ledger's marker). */
+  beforeContainer?: () => void;
 
   constructor(
     home: string,
@@ -78,6 +80,7 @@ export class Launcher {
     const env = { ...t.env, K_SERVICE: t.service, K_CONFIGURATION: t.service, K_REVISION: t.revision };
     const limits = { cpus: t.cpus, memoryBytes: t.memoryBytes };
     if (a.driver === 'docker') {
+      this.beforeContainer?.();
       const run = await this.dockerDriver().start({
         instanceId,
         artifact: a.ref,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** What a later daemon needs to stop an instance this one started. */
@@ -30,6 +30,19 @@ export class Ledger {
 
   remove(id: string): void {
     rmSync(join(this.dir, `${id}.json`), { force: true });
+  }
+
+  /**
+   * Set before the first container of this state directory is created: only then does a start-up
+   * ask the engine for labelled leftovers (loading the Docker client costs a daemon that never ran
+   * a container about 150 ms).
+   */
+  markDocker(): void {
+    if (!this.usedDocker()) writeFileSync(join(this.dir, '..', 'docker-used'), '');
+  }
+
+  usedDocker(): boolean {
+    return existsSync(join(this.dir, '..', 'docker-used'));
   }
 
   entries(): LedgerEntry[] {
