@@ -7,7 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workloadConfigFromEnv } from '../../src/daemon/config.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { cast } from '../helpers/fixtures.js';
+import Docker from 'dockerode';
+import { DockerDriver } from '../../src/daemon/runtime/docker-driver.js';
 import { CRASH_PY, SERVER_PY } from './data-helpers.js';
+
+const IMAGE = 'platform-python:local';
+const engine = await DockerDriver.available();
+const hasImage = engine && (await new Docker().getImage(IMAGE).inspect().then(() => true, () => false));
+const dockerMissing = !engine ? 'no Docker engine answers' : !hasImage ? `image ${IMAGE} is missing` : '';
+if (dockerMissing) console.warn(`SKIPPED: serverless control plane over docker: ${dockerMissing}`);
 
 /**
  * The control plane over the daemon's real data plane: a source folder uploaded, created,
@@ -111,5 +119,25 @@ describe('control plane over the real data plane (source folders as processes)',
     const gone = await viaHost(host);
     expect([401, 404]).toContain(gone.status);
     expect(gone.body.revision).toBeUndefined();
+  });
+});
+
+describe.skipIf(Boolean(dockerMissing))('control plane over the real data plane (docker images)', { timeout: 180_000 }, () => {
+  it('an image runs with its command; a missing image leaves traffic on the ready revision with the pull failure shown', async () => {
+    const created = await call('POST', '', { name: 'img', image: IMAGE, command: ['python3', '-u', '-c'], args: [SERVER_PY], env: { MSG: 'docker' }, publish: { enabled: true } });
+    expect(created.status).toBe(202);
+    const t0 = Date.now();
+    await until('img', (s) => s.ready);
+    console.log(`create-to-ready through the API (docker): ${Date.now() - t0} ms`);
+    const host = `img-${people.project.short}.apps.localhost:${d.port}`;
+    expect((await viaHost(host)).body).toMatchObject({ revision: 'img-00001', msg: 'docker' });
+
+    await call('PATCH', '/img', { image: 'registry.invalid/nothing/here:1' });
+    const degraded = await until('img', (s) => s.state === 'degraded', 90_000);
+    expect(degraded.message).toMatch(/img-00002 is not ready \(ImagePullFailed\)/);
+    expect(degraded.message).toMatch(/traffic stays on img-00001/);
+    expect(degraded.conditions.find((c: { type: string }) => c.type === 'ServiceReady')).toMatchObject({ status: 'False', reason: 'ImagePullFailed' });
+    expect((await viaHost(host)).body.revision).toBe('img-00001');
+    expect((await d.api('DELETE', `${base}/img`, { token: people.admin.token })).status).toBe(204);
   });
 });
