@@ -276,7 +276,13 @@ export async function remove(d: Deps, principal: Principal, ref: string, name: s
   const access = accessProject(d.ctx, principal, ref, 'resource-admin');
   const s = serviceOr404(d, access.project.id, name);
   store.remove(d.ctx.db, s.id);
-  await d.plane.remove(s.id);
+  try {
+    await d.plane.remove(s.id);
+  } catch (e) {
+    // The rows are gone, so the service is: what the data plane could not stop now, its
+    // start-up sweep of leftovers stops on the next start.
+    d.ctx.log.error('serverless data plane remove failed', { service: s.id, error: String((e as Error)?.message ?? e) });
+  }
   return new Reply(204, undefined);
 }
 
