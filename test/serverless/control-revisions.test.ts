@@ -106,6 +106,17 @@ describe('states and traffic from reports', () => {
   });
 });
 
+describe('quota readout', () => {
+  it('every revision holds two Services entries of the project quota (spec 1 §8.3); instances are live', async () => {
+    const q = await e.d.api('GET', `/v1/projects/${e.people.project.id}/quota`, { token: e.people.member.token });
+    expect(q.status).toBe(200);
+    const row = (r: string) => q.body.quotas.find((x: { resource: string }) => x.resource === r);
+    expect(row('services')).toMatchObject({ used: 6, limit: 30, source: expect.stringContaining('serverless') });
+    const live = e.plane.instances(id('web')).reduce((n, i) => n + i.replicas, 0);
+    expect(row('instances').used).toBe(live);
+  });
+});
+
 describe('env_from', () => {
   const secret = (name: string, value: string) => e.d.api('POST', `/v1/projects/${e.people.project.id}/secrets`, { token: e.people.admin.token, body: { name, value } });
 
