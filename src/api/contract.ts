@@ -29,6 +29,11 @@ export interface RouteContract<
   allowBeforePasswordChange?: boolean;
   /** Skips the per-principal rate limit (health checks only). */
   unlimited?: boolean;
+  /**
+   * An area's own per-principal token bucket, taken besides the daemon-wide one (spec 2 §8: the
+   * serverless routes allow 100 per second, burst 200). Routes sharing `group` share the bucket.
+   */
+  rateLimit?: { group: string; burst: number; refillPerSecond: number };
   params?: P;
   query?: Q;
   body?: B;
@@ -59,6 +64,12 @@ export const MiB = 1024 * 1024;
 export const DEFAULT_BODY_LIMIT = 8 * KiB;
 
 export type ProjectIdRule = 'uuid-400' | 'uuid-404';
+
+/** Applies one area rate limit to every route of an area's contract table. */
+export function withRateLimit<T extends Record<string, RouteContract>>(limit: NonNullable<RouteContract['rateLimit']>, routes: T): T {
+  for (const r of Object.values(routes)) r.rateLimit = limit;
+  return routes;
+}
 
 /** Applies one `{projectID}` rule to every route of an area's contract table. */
 export function withProjectIdRule<T extends Record<string, RouteContract>>(rule: ProjectIdRule, routes: T): T {

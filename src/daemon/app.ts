@@ -18,6 +18,8 @@ import { principalKey } from './services/auth/principal.js';
 import { SessionTokens } from './services/auth/session-tokens.js';
 import { gateProject } from './services/accounts/projects.js';
 import { migrate, type Db } from './store/db.js';
+import { describeDatabaseError, isDatabaseUnavailable } from './store/unavailable.js';
+import type { RouteContract } from '../api/contract.js';
 import { isInternalCall } from './internal-call.js';
 import { arrivedOnInternalListener } from './http/internal-listener.js';
 import { newRequestId } from './ids.js';
@@ -68,6 +70,13 @@ export function createApp(deps: AppDeps): App {
   }
   const credentials = new CredentialResolver(deps.db, sessions, clock);
   const buckets = new TokenBuckets(deps.config.rateLimit, clock);
+  // Areas with a limit of their own (spec 2 §8: serverless) take from their bucket as well.
+  const areaBuckets = new Map<string, TokenBuckets>();
+  const areaBucket = (l: NonNullable<RouteContract['rateLimit']>) => {
+    let b = areaBuckets.get(l.group);
+    if (!b) areaBuckets.set(l.group, (b = new TokenBuckets({ burst: l.burst, refillPerSecond: l.refillPerSecond }, clock)));
+    return b;
+  };
 
   const handler: RequestListener = async (req, res) => {
     const requestId = newRequestId();
@@ -97,7 +106,8 @@ export function createApp(deps: AppDeps): App {
       const { route, params } = router.match(req.method ?? 'GET', url.pathname);
       const principal = route.contract.auth === 'none' && route.contract.unlimited ? undefined : await credentials.resolve(req.headers.authorization);
       if (!route.contract.unlimited) {
-        const wait = buckets.take(principal ? principalKey(principal) : `ip:${ip}`);
+        const key = principal ? principalKey(principal) : `ip:${ip}`;
+        const wait = Math.max(buckets.take(key), route.contract.rateLimit ? areaBucket(route.contract.rateLimit).take(key) : 0);
         if (wait > 0) throw tooMany('rate limit exceeded: slow down and retry after the time in Retry-After', wait);
       }
       await router.run(route, params, { requestId, ip, principal, req, res }, url);
@@ -147,6 +157,11 @@ function sendError(req: IncomingMessage, res: ServerResponse, err: unknown, requ
   if (err instanceof ApiError) {
     ({ status, headers, extra } = err);
     message = err.message;
+  } else if (isDatabaseUnavailable(err)) {
+    // Spec 2 §4.3 (503 when the platform database is unreachable), spec 1 §7 (store not usable).
+    status = 503;
+    message = `the platform database is unreachable (${describeDatabaseError(err)}); try again`;
+    log.error('database unavailable', { request_id: requestId, method: req.method, path: pathOf(req.url), error: String((err as Error)?.message ?? err) });
   } else if (err instanceof ZodError) {
     status = 400;
     message = describeIssue(err.issues[0]!, 'body');

@@ -51,6 +51,11 @@ export interface Hooks {
   agentSecrets?: AgentSecretsHook;
   /** Set by the secrets area: an agent's bound values for a deploy (tracking bindings take the newest). */
   boundSecretEnv?: (projectId: string, agent: string) => Record<string, string>;
+  /**
+   * Set by the secrets area: the newest value of a project secret, undefined when there is none
+   * (a serverless revision's env_from reads it when the revision is created, spec 2 §4.3).
+   */
+  projectSecretValue?: (projectId: string, name: string) => string | undefined;
 }
 
 /** MCP_SERVERS for agents (spec 2 §4.2): recorded when a revision is built, rendered when an instance starts. */

@@ -11,11 +11,14 @@ import { messagingArea } from './services/messaging/routes.js';
 import { secretsArea } from './services/secrets/routes.js';
 import { createMcpArea } from './services/mcp/routes.js';
 import { vectorArea } from './services/vector/routes.js';
+import { createServerlessArea, type PlaneFactory } from './services/serverless/routes.js';
+import { makeDataPlane } from './services/serverless/make-plane.js';
 
 /**
  * Every area of the daemon, in start order; they stop in reverse (gateway and triggers first,
  * workloads next, the store last). The accounts area comes first because the others use its tables.
+ * `serverlessPlane` lets control-plane tests watch what the data plane is told (never set in the daemon).
  */
-export function allAreas(): Area[] {
-  return [accountsArea, healthArea, authArea, invitationsArea, serviceAccountsArea, auditArea, createAgentsArea(), createCacheArea(), messagingArea(), secretsArea, createMcpArea(), vectorArea()];
+export function allAreas(opts: { serverlessPlane?: PlaneFactory } = {}): Area[] {
+  return [accountsArea, healthArea, authArea, invitationsArea, serviceAccountsArea, auditArea, createAgentsArea(), createCacheArea(), messagingArea(), secretsArea, createMcpArea(), vectorArea(), createServerlessArea(opts.serverlessPlane ?? makeDataPlane)];
 }

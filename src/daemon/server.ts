@@ -7,6 +7,7 @@ import type { DaemonConfig } from './config.js';
 import { bootstrap, ensureStateDirs, loadSigningKey, statePaths, type BootstrapAdmin } from './bootstrap.js';
 import { openDb, type Db } from './store/db.js';
 import { allAreas } from './registry.js';
+import type { PlaneFactory } from './services/serverless/routes.js';
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 import type { Logger } from './logger.js';
@@ -35,6 +36,8 @@ export async function startDaemon(
     log?: Logger;
     /** Told the bootstrap admin of a first start (undefined otherwise) before anything is spawned. */
     onBootstrap?: (admin: BootstrapAdmin | undefined) => void;
+    /** Tests of the serverless control plane observe the data plane through this seam. */
+    serverlessPlane?: PlaneFactory;
   } = {},
 ): Promise<RunningDaemon> {
   const clock = opts.clock ?? systemClock;
@@ -42,7 +45,7 @@ export async function startDaemon(
   const paths = statePaths(config.home);
   ensureStateDirs(paths);
   const db = openDb(paths.db);
-  const app = createApp({ db, config, areas: allAreas(), signingKey: loadSigningKey(paths), clock, log });
+  const app = createApp({ db, config, areas: allAreas({ serverlessPlane: opts.serverlessPlane }), signingKey: loadSigningKey(paths), clock, log });
   const admin = await bootstrap(db, clock, config.admin);
   opts.onBootstrap?.(admin);
   await app.start();

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { configFromEnv, type DaemonConfig } from '../../src/daemon/config.js';
 import { startDaemon, type RunningDaemon } from '../../src/daemon/server.js';
 import type { Clock } from '../../src/daemon/clock.js';
+import type { PlaneFactory } from '../../src/daemon/services/serverless/routes.js';
 
 export const ADMIN_EMAIL = 'admin@example.test';
 export const ADMIN_PASSWORD = 'Admin-Password-123';
@@ -30,7 +31,7 @@ export interface TestDaemon extends RunningDaemon {
  */
 export async function startTestDaemon(
   overrides: Partial<DaemonConfig> = {},
-  opts: { clock?: Clock; home?: string } = {},
+  opts: { clock?: Clock; home?: string; serverlessPlane?: PlaneFactory } = {},
 ): Promise<TestDaemon> {
   const home = opts.home ?? mkdtempSync(join(tmpdir(), 'platform-test-'));
   const config = configFromEnv(
@@ -44,7 +45,7 @@ export async function startTestDaemon(
       ...overrides,
     },
   );
-  const d = await startDaemon(config, { clock: opts.clock });
+  const d = await startDaemon(config, { clock: opts.clock, serverlessPlane: opts.serverlessPlane });
   let adminToken: string | undefined;
   const api: TestDaemon['api'] = async (method, path, o = {}) => {
     const headers: Record<string, string> = { ...o.headers };

@@ -119,12 +119,16 @@ export class DockerDriver implements Driver {
   async start(spec: StartSpec): Promise<RunningInstance> {
     // Platform-built images write nothing outside /tmp, so their root is read-only; a user's own
     // Dockerfile (the container framework) may write where it likes, still as nobody.
-    const ours = spec.framework !== 'container';
+    const plain = spec.framework === 'image';
+    const ours = spec.framework !== 'container' && !plain;
     const container = await this.docker.createContainer({
       Image: spec.artifact,
       name: `platform-${spec.instanceId}`,
-      User: CONTAINER_USER,
-      Env: Object.entries({ HOME: '/tmp', ...spec.env, PORT: String(spec.port) }).map(([k, v]) => `${k}=${v}`),
+      User: plain ? await this.imageUser(spec.artifact) : CONTAINER_USER,
+      Env: Object.entries({ ...(plain ? {} : { HOME: '/tmp' }), ...spec.env, PORT: String(spec.port) }).map(([k, v]) => `${k}=${v}`),
+      // A plain image (serverless services) keeps its entrypoint and command unless overridden.
+      ...(spec.command?.length ? { Entrypoint: spec.command } : {}),
+      ...(spec.args ? { Cmd: spec.args } : {}),
       HostConfig: {
         NetworkMode: 'host',
         // Removed on exit by this driver (below), not by the engine: the exit code is read first.
@@ -136,7 +140,7 @@ export class DockerDriver implements Driver {
         Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=268435456' },
         ...(spec.limits ? { Memory: spec.limits.memoryBytes, NanoCpus: Math.round(spec.limits.cpus * 1e9) } : {}),
       },
-      Labels: { 'platform.instance': spec.instanceId },
+      Labels: { ...spec.labels, 'platform.instance': spec.instanceId },
     });
     const stdout = new PassThrough();
     const stderr = new PassThrough();
@@ -167,6 +171,15 @@ export class DockerDriver implements Driver {
         await container.remove({ force: true }).catch(() => undefined);
       },
     };
+  }
+
+  /**
+   * The user a plain image runs as (docs/decisions/serverless.md, Data plane): its own USER when
+   * that is not root, else nobody, as every other container of the platform.
+   */
+  private async imageUser(image: string): Promise<string> {
+    const user = ((await this.docker.getImage(image).inspect()).Config?.User ?? '').trim();
+    return user && !/^(root|0)(:.*)?$/.test(user) ? user : CONTAINER_USER;
   }
 
   async reap(leftover: { container?: string | null }): Promise<void> {

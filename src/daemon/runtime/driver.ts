@@ -32,6 +32,14 @@ export interface StartSpec {
   env: Record<string, string>;
   /** Spec 1 §8.4: memory is request and limit, CPU a ceiling. Docker enforces them; the process driver through a cgroup (limits.ts). */
   limits?: { cpus: number; memoryBytes: number };
+  /**
+   * Serverless services (framework `image`: a plain image; `server`: a folder's own server): no
+   * shim; `command` replaces the entrypoint and `args` its arguments, as Kubernetes does.
+   */
+  command?: string[];
+  args?: string[];
+  /** Extra container labels, so a later daemon finds what this one left by label. */
+  labels?: Record<string, string>;
 }
 
 export interface RunningInstance {

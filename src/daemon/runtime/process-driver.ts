@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { AGENT_FRAMEWORKS, agentHarnessCommand, mcpServerCommand, resolvePython, runtimeCommand, type AgentFramework, type Runtime, type WorkloadCommand } from '../runtimes/index.js';
+import { AGENT_FRAMEWORKS, agentHarnessCommand, mcpServerCommand, resolvePython, runtimeCommand, serverCommand, type AgentFramework, type Runtime, type WorkloadCommand } from '../runtimes/index.js';
 import { pipIndexUnreachable, pipInstallArgs, type PipSource } from './pip.js';
 import { BuildFailure, type Artifact, type BuildSpec, type Driver, type RunningInstance, type StartSpec } from './driver.js';
 import { instanceLimits, releaseCgroups } from './limits.js';
@@ -158,7 +158,7 @@ export class ProcessDriver implements Driver {
     const sandbox = await this.sandboxed();
     const marker = join(spec.artifact, '.platform-python');
     const venvPython = existsSync(marker) ? readFileSync(marker, 'utf8') : undefined;
-    const cmd = (await this.commands(spec.framework, spec.runtime, spec.artifact, venvPython)).start;
+    const cmd = withOverrides((await this.commands(spec.framework, spec.runtime, spec.artifact, venvPython)).start, spec.command, spec.args);
     const cwd = cmd.cwd ?? spec.artifact;
     const env = {
       // The machine's PATH so python3, node, go and ruby resolve; HOME for tools that want one.
@@ -204,6 +204,7 @@ export class ProcessDriver implements Driver {
     const opts = { python: venvPython ?? (await resolvePython('python3')), cacheDir: join(this.cacheDir, 'build') };
     if (isAgentFramework(framework)) return agentHarnessCommand(framework, dir, opts);
     if (framework === 'mcp') return mcpServerCommand(dir, opts);
+    if (framework === 'server') return serverCommand((runtime ?? 'python') as Runtime, dir, opts);
     return runtimeCommand((runtime ?? 'python') as Runtime, dir, opts);
   }
 
@@ -252,6 +253,13 @@ export class ProcessDriver implements Driver {
     writeFileSync(join(venv, '.complete'), '');
     return python;
   }
+}
+
+/** Kubernetes' rule: `command` replaces the whole command line, `args` only its arguments. */
+function withOverrides(start: WorkloadCommand['start'], command?: string[], args?: string[]): WorkloadCommand['start'] {
+  if (command?.length) return { ...start, cmd: command[0]!, args: [...command.slice(1), ...(args ?? [])] };
+  if (args) return { ...start, args };
+  return start;
 }
 
 /** sha256 over a directory's files (sorted relative paths and contents): a version's content address. */

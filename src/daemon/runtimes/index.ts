@@ -242,3 +242,57 @@ export function runtimeAvailable(runtime: Runtime): Promise<{ ok: boolean; reaso
   });
 }
 
+
+/**
+ * Which runtime a folder deployed as a serverless service is (docs/decisions/serverless.md, Data
+ * plane): go.mod or a .go file, package.json or index.js, main.py or requirements.txt, app.rb or
+ * a Gemfile, looked for in that order; undefined when none matches.
+ */
+export function detectServerRuntime(paths: string[]): Runtime | undefined {
+  const top = new Set(paths.filter((p) => !p.includes('/')));
+  if (top.has('go.mod') || [...top].some((p) => p.endsWith('.go'))) return 'go';
+  if (top.has('package.json') || top.has('index.js')) return 'nodejs';
+  if (top.has('main.py') || top.has('requirements.txt')) return 'python';
+  if (top.has('app.rb') || top.has('Gemfile')) return 'ruby';
+  return undefined;
+}
+
+/**
+ * A folder that is its own web server listening on $PORT (serverless services): no shim. Python
+ * runs main.py; Node runs package.json's start script, else its main, else index.js; Go builds the
+ * module into .platform/server; Ruby runs app.rb.
+ */
+export async function serverCommand(runtime: Runtime, workloadDir: string, opts: RuntimeOptions = {}): Promise<WorkloadCommand> {
+  const cwd = workloadDir;
+  switch (runtime) {
+    case 'python':
+      return { start: { cmd: opts.python ?? 'python3', args: ['-u', 'main.py'], env: { PYTHONUNBUFFERED: '1' }, cwd } };
+    case 'nodejs': {
+      let pkg: { main?: string; scripts?: { start?: string } } = {};
+      try {
+        pkg = JSON.parse(await readFile(join(workloadDir, 'package.json'), 'utf8'));
+      } catch {
+        // no package.json (or an unreadable one): index.js
+      }
+      if (pkg.scripts?.start) return { start: { cmd: '/bin/sh', args: ['-c', pkg.scripts.start], env: { NODE_ENV: 'production' }, cwd } };
+      return { start: { cmd: 'node', args: [pkg.main ?? 'index.js'], env: { NODE_ENV: 'production' }, cwd } };
+    }
+    case 'go': {
+      const cache = opts.cacheDir ?? join(workloadDir, PLATFORM_DIR, 'cache');
+      const env: Record<string, string> = { GOCACHE: join(cache, 'go-build'), GOPATH: join(cache, 'gopath'), GO111MODULE: 'on', GOTOOLCHAIN: 'local' };
+      if (!onPath('gcc') && !onPath('cc')) env.CGO_ENABLED = '0';
+      return {
+        prepare: async (dir) => {
+          await mkdir(join(dir, PLATFORM_DIR), { recursive: true });
+          if (!existsSync(join(dir, 'go.mod'))) await writeFile(join(dir, 'go.mod'), 'module server\n\ngo 1.18\n');
+        },
+        build: { cmd: 'go', args: ['build', '-o', inPlatformDir(workloadDir, 'server'), '.'], env, cwd },
+        start: { cmd: inPlatformDir(workloadDir, 'server'), args: [], cwd },
+      };
+    }
+    case 'ruby':
+      return { start: { cmd: 'ruby', args: ['app.rb'], cwd } };
+    default:
+      throw new Error(`unsupported runtime: ${String(runtime)}`);
+  }
+}

@@ -184,3 +184,16 @@ export function boundEnv(d: Deps, projectId: string, agent: string): Record<stri
     return values;
   });
 }
+
+/**
+ * The newest value of a project secret for a serverless revision's env_from (registered as
+ * hooks.projectSecretValue): undefined when the secret does not exist (or is the reserved one);
+ * an ApiError (503, 500) when the store cannot give it.
+ */
+export function currentValue(d: Deps, projectId: string, name: string): string | undefined {
+  if (name === RESERVED_SECRET_NAME) return undefined;
+  return guardStore(d, 'env_from', () => {
+    if (!store.liveSecret(d.ctx.db, projectId, name)) return undefined;
+    return readValue(d, d.key.require(), projectId, name).value;
+  });
+}

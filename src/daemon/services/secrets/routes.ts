@@ -98,6 +98,7 @@ export const secretsArea: Area = {
     provideMasterKey(ctx.db, () => d.key.require());
     register(r, ctx, d);
     ctx.hooks.boundSecretEnv = (projectId, agent) => bindings.boundEnv(d, projectId, agent);
+    ctx.hooks.projectSecretValue = (projectId, name) => bindings.currentValue(d, projectId, name);
     ctx.hooks.projectDependents.push((projectId) => {
       const n = store.countLive(ctx.db, projectId);
       return n ? `${n} secret${n === 1 ? '' : 's'}` : undefined;

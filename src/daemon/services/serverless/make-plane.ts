@@ -1,0 +1,13 @@
+import type { PlaneFactory } from './routes.js';
+import { ServerlessDataPlane } from './runtime/data-plane.js';
+import { registerDataPlaneRoutes } from './runtime/routes.js';
+
+/**
+ * The data plane the daemon runs (runtime/, docs/decisions/serverless.md, Data plane): revisions
+ * as autoscaled instances, the Host router ahead of the agents' one, the internal path form.
+ */
+export const makeDataPlane: PlaneFactory = (ctx, readSource) => {
+  const plane = new ServerlessDataPlane({ home: ctx.config.home, workloads: ctx.config.workloads, readSource, log: ctx.log });
+  registerDataPlaneRoutes(ctx.hooks, plane);
+  return plane;
+};

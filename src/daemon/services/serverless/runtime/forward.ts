@@ -1,0 +1,79 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Dispatcher } from 'undici';
+import { loadUndici, request } from '../../../lazy/modules.js';
+import { ApiError } from '../../../http/errors.js';
+import { INTERNAL_CALL_HEADER } from '../../../internal-call.js';
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1) and the daemon's own proof header never reach the service. */
+const DROPPED_REQUEST = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-connection', 'proxy-authorization', INTERNAL_CALL_HEADER]);
+const DROPPED_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate']);
+
+export interface ForwardTarget {
+  port: number;
+  /** The path the service sees (the internal form's prefix already stripped). */
+  path: string;
+  /** The stripped prefix, sent as X-Forwarded-Prefix. */
+  prefix?: string;
+  timeoutSeconds: number;
+  /** For messages: `service <name> (revision <rev>)`. */
+  label: string;
+}
+
+/**
+ * Forwards one request to an instance and streams the answer back, both ways without buffering,
+ * over the data plane's keep-alive pool. The whole exchange is bounded by the revision's
+ * timeout_seconds: no answer in time is a 504, an instance that refuses or drops the connection
+ * before answering a 502, both in the error envelope; a failure after the status was sent can
+ * only cut the response.
+ */
+export async function forward(dispatcher: Dispatcher, req: IncomingMessage, res: ServerResponse, ip: string, t: ForwardTarget): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !DROPPED_REQUEST.has(k)) headers[k] = v;
+  const prior = req.headers['x-forwarded-for'];
+  headers['x-forwarded-for'] = prior ? `${Array.isArray(prior) ? prior.join(', ') : prior}, ${ip}` : ip;
+  headers['x-forwarded-proto'] = 'http';
+  if (req.headers.host) headers['x-forwarded-host'] = req.headers.host;
+  if (t.prefix) headers['x-forwarded-prefix'] = t.prefix;
+  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  const abort = new AbortController();
+  const ms = t.timeoutSeconds * 1000;
+  const timer = setTimeout(() => abort.abort(new ApiError(504, `${t.label} did not answer within ${t.timeoutSeconds} s (timeout_seconds)`)), ms);
+  const gone = () => abort.abort(new Error('the client went away'));
+  res.once('close', gone);
+  try {
+    let up: Dispatcher.ResponseData;
+    try {
+      up = await request(`http://127.0.0.1:${t.port}${t.path}`, {
+        dispatcher,
+        method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
+        headers,
+        body: hasBody ? req : undefined,
+        signal: abort.signal,
+        headersTimeout: ms,
+        bodyTimeout: ms,
+      });
+    } catch (e) {
+      throw failure(t, abort.signal.reason ?? e);
+    }
+    res.statusCode = up.statusCode;
+    for (const [k, v] of Object.entries(up.headers)) if (v !== undefined && !DROPPED_RESPONSE.has(k)) res.setHeader(k, v);
+    try {
+      for await (const c of up.body) if (!res.write(c)) await new Promise((r) => res.once('drain', r));
+      res.end();
+    } catch {
+      // The status is sent: all that is left is to cut the response.
+      up.body.destroy();
+      res.destroy();
+    }
+  } finally {
+    clearTimeout(timer);
+    res.off('close', gone);
+  }
+}
+
+function failure(t: ForwardTarget, e: unknown): ApiError {
+  if (e instanceof ApiError) return e;
+  const { HeadersTimeoutError, BodyTimeoutError } = loadUndici().errors;
+  if (e instanceof HeadersTimeoutError || e instanceof BodyTimeoutError) return new ApiError(504, `${t.label} did not answer within ${t.timeoutSeconds} s (timeout_seconds)`);
+  return new ApiError(502, `${t.label} failed to answer: ${(e as Error)?.message ?? String(e)}`);
+}
