@@ -6,6 +6,7 @@ import { agentsBench } from './agents.js';
 import { messagingBench } from './messaging.js';
 import { vectorBench } from './vector.js';
 import { mcpBench } from './mcp.js';
+import { serverlessBench } from './serverless.js';
 
 const sections: Array<[string, () => Promise<Row[]>]> = [
   ['core', coreBench],
@@ -14,6 +15,7 @@ const sections: Array<[string, () => Promise<Row[]>]> = [
   ['messaging', messagingBench],
   ['vector', vectorBench],
   ['mcp', mcpBench],
+  ['serverless', serverlessBench],
 ];
 
 const only = process.argv[2];

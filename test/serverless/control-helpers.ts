@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
+import type { Clock } from '../../src/daemon/clock.js';
 import type { DataPlane, RevisionReport, ServiceDesired } from '../../src/daemon/services/serverless/plane.js';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { startTestDaemon, type ApiResponse, type TestDaemon } from '../helpers/daemon.js';
 import { cast } from '../helpers/fixtures.js';
 
 /**
@@ -52,12 +53,12 @@ export interface ControlEnv {
   people: Awaited<ReturnType<typeof cast>>;
   base: string;
   /** Calls as the project member unless a token is given. */
-  call<T = any>(method: string, path: string, body?: unknown, token?: string, headers?: Record<string, string>): ReturnType<TestDaemon['api']>;
+  call(method: string, path: string, body?: unknown, token?: string, headers?: Record<string, string>): Promise<ApiResponse>;
 }
 
-export async function controlEnv(overrides: Parameters<typeof startTestDaemon>[0] = {}, home?: string): Promise<ControlEnv> {
+export async function controlEnv(overrides: Parameters<typeof startTestDaemon>[0] = {}, home?: string, clock?: Clock): Promise<ControlEnv> {
   const plane = new RecordingPlane();
-  const d = await startTestDaemon(overrides, { serverlessPlane: () => plane, home });
+  const d = await startTestDaemon(overrides, { serverlessPlane: () => plane, home, clock });
   const people = await cast(d);
   const base = `/v1/projects/${people.project.id}/services`;
   return {

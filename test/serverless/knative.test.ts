@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { Service } from '@kubernetes-models/knative/serving.knative.dev/v1/Service';
 import { REDACTED, serviceManifest, type KnRevision, type KnService } from '../../src/daemon/services/serverless/knative.js';
+import type { ServiceView } from '../../src/api/serverless.js';
+
+// The contract's service view is accepted as it is (checked by the typecheck).
+export const viewFits = (v: ServiceView): KnService => v;
 
 /** Every manifest the spec route can emit must pass Knative's own published Service schema. */
 
@@ -73,7 +77,7 @@ const cases: { title: string; service: KnService; revisions?: KnRevision[] }[] =
   },
   {
     title: 'env_from only and unpublished',
-    service: { ...base, name: 'worker', image: 'worker:1', env_from: [{ secret_name: 'API_TOKEN', optional: true }, { secret_name: 'a', config_map_name: 'b' }], publish: { enabled: false } },
+    service: { ...base, name: 'worker', image: 'worker:1', env_from: [{ secret_name: 'API_TOKEN', optional: true }, { secret_name: 'a', config_map_name: 'b' }, { secret_name: 'db-url', env_name: 'DATABASE_URL' }, { secret_name: 'x-y', env_name: 'X_Y' }], publish: { enabled: false } },
   },
 ];
 
@@ -171,15 +175,18 @@ describe('Knative manifest of a service', () => {
     expect(docs(serviceManifest(c.service))).toHaveLength(1);
   });
 
-  it('maps env_from entries to secretRef and configMapRef, keeping optional', () => {
+  it('maps env_from: secretRef (Kubernetes name) and configMapRef keeping optional, env_name through secretKeyRef', () => {
     const [doc] = docs(serviceManifest(cases[5]!.service));
     expect(doc.metadata.labels).toEqual({ 'networking.knative.dev/visibility': 'cluster-local' });
-    expect(doc.spec.template.spec.containers[0].envFrom).toEqual([
-      { secretRef: { name: 'API_TOKEN', optional: true } },
+    const c = doc.spec.template.spec.containers[0];
+    expect(c.envFrom).toEqual([
+      { secretRef: { name: 'api-token', optional: true } },
       { secretRef: { name: 'a' } },
       { configMapRef: { name: 'b' } },
+      { secretRef: { name: 'x-y' } },
     ]);
-    expect(doc.spec.template.spec.containers[0].env).toBeUndefined();
+    // The secret's one key is the variable derived from its name; env_name reads it under another.
+    expect(c.env).toEqual([{ name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: 'db-url', key: 'DB_URL' } } }]);
   });
 
   it('the schema check is real: a manifest missing its container image name fails it', () => {

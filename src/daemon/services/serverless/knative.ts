@@ -21,6 +21,8 @@ export interface KnEnvFrom {
   secret_name?: string;
   config_map_name?: string;
   optional?: boolean;
+  /** The variable the secret lands in (platform extension); default derived from the secret name. */
+  env_name?: string;
 }
 export interface KnPort {
   name?: string;
@@ -75,18 +77,35 @@ export interface KnRevision {
 
 const present = <T>(v: T | undefined | null): v is T => v !== undefined && v !== null;
 
-function envList(t: KnTemplate): { name: string; value: string }[] {
+/**
+ * A platform secret holds one value; on a cluster it is a Secret named after it (lowercased, `_`
+ * as `-`, as Kubernetes names require) whose one key is the variable the platform derives from the
+ * name (upper-cased, `-` as `_`). `envFrom` imports that key as is; an `env_name` that differs
+ * reads the same key into its own variable through `secretKeyRef`.
+ */
+export const k8sSecretName = (secret: string) => secret.toLowerCase().replace(/_/g, '-');
+export const secretVariable = (secret: string) => secret.toUpperCase().replace(/-/g, '_');
+
+function envList(t: KnTemplate): Record<string, unknown>[] {
   const env = { ...(t.env ?? {}) };
   // Mirrored like the platform does, so the container reads the same value on a cluster.
   if (t.timeout_seconds !== undefined && !(TIMEOUT_ENV in env)) env[TIMEOUT_ENV] = String(t.timeout_seconds);
-  return Object.entries(env).map(([name, value]) => ({ name, value: SECRET_KEY_RE.test(name) ? REDACTED : value }));
+  const plain: Record<string, unknown>[] = Object.entries(env).map(([name, value]) => ({ name, value: SECRET_KEY_RE.test(name) ? REDACTED : value }));
+  const fromSecrets = (t.env_from ?? [])
+    .filter((e) => e.secret_name && e.env_name && e.env_name !== secretVariable(e.secret_name))
+    .map((e) => ({
+      name: e.env_name!,
+      valueFrom: { secretKeyRef: { name: k8sSecretName(e.secret_name!), key: secretVariable(e.secret_name!), ...(e.optional ? { optional: true } : {}) } },
+    }));
+  return [...plain, ...fromSecrets];
 }
 
 function envFromList(t: KnTemplate) {
   return (t.env_from ?? []).flatMap((e) => {
     const optional = e.optional ? { optional: true } : {};
     const out: Record<string, unknown>[] = [];
-    if (e.secret_name) out.push({ secretRef: { name: e.secret_name, ...optional } });
+    const renamed = e.secret_name && e.env_name && e.env_name !== secretVariable(e.secret_name);
+    if (e.secret_name && !renamed) out.push({ secretRef: { name: k8sSecretName(e.secret_name), ...optional } });
     if (e.config_map_name) out.push({ configMapRef: { name: e.config_map_name, ...optional } });
     return out;
   });
