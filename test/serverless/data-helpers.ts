@@ -65,7 +65,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function harness(opts: { idleMs?: number; startTimeoutMs?: number; home?: string; portMin?: number } = {}): Promise<Harness> {
+export async function harness(opts: { idleMs?: number; startTimeoutMs?: number; home?: string; portMin?: number; queueWaitMs?: number } = {}): Promise<Harness> {
   const home = opts.home ?? mkdtempSync(join(tmpdir(), 'platform-sl-'));
   const base = workloadConfigFromEnv({});
   const portMin = opts.portMin ?? 36000 + Math.floor(Math.random() * 20) * 100;
@@ -75,6 +75,7 @@ export async function harness(opts: { idleMs?: number; startTimeoutMs?: number; 
     home,
     workloads,
     startTimeoutMs: opts.startTimeoutMs ?? 20_000,
+    queueWaitMs: opts.queueWaitMs,
     readSource: async (ref) => {
       const f = sources.get(ref);
       if (!f) throw new Error('no such source');

@@ -22,6 +22,8 @@ export interface DataPlaneOptions {
   log?: Logger;
   /** How long an instance may take to listen on its port (default: the deploy timeout, at most 30 s). */
   startTimeoutMs?: number;
+  /** How long a request may wait for a free instance (tests; default in pool.ts). */
+  queueWaitMs?: number;
 }
 
 interface Service {
@@ -108,6 +110,7 @@ export class ServerlessDataPlane implements DataPlane {
           idleMs: this.o.workloads.idleMs,
           startTimeoutMs: this.o.startTimeoutMs ?? Math.min(this.o.workloads.deployTimeoutMs, 30_000),
           restartBackoffMs: this.o.workloads.restartBackoffMs,
+          queueWaitMs: this.o.queueWaitMs,
           reaped: this.reaped,
           changed: (r) => this.emit(serviceId, revision, r),
         });

@@ -22,6 +22,8 @@ export interface PoolEnv {
   idleMs: number;
   startTimeoutMs: number;
   restartBackoffMs: number;
+  /** How long a request may wait for a free instance (default: the start timeout plus 5 s, at most timeout_seconds). */
+  queueWaitMs?: number;
   /** Waits for the start-up reap of a previous daemon's leftovers before the first launch. */
   reaped: Promise<void>;
   changed(r: RevisionReport): void;
@@ -101,14 +103,14 @@ export class RevisionPool {
     if (this.failure && !this.live().length && Date.now() - this.failure.at < this.backoff()) {
       return Promise.reject(this.unavailable(this.failure.error));
     }
-    const waitMs = Math.min(this.t.timeoutSeconds * 1000, this.env.startTimeoutMs + 5000);
+    const waitMs = this.env.queueWaitMs ?? Math.min(this.t.timeoutSeconds * 1000, this.env.startTimeoutMs + 5000);
     const p = new Promise<Instance>((resolve, reject) => {
       const w: Waiter = {
         resolve,
         reject,
         timer: setTimeout(() => {
           this.dropWaiter(w);
-          reject(new ApiError(503, `revision ${this.t.revision} had no free instance within ${Math.round(waitMs / 1000)} s (${this.replicas()} of at most ${this.scaling.max} running, container_concurrency ${this.scaling.cc})`, { 'Retry-After': '1' }));
+          reject(new ApiError(503, `revision ${this.t.revision} had no free instance within ${+(waitMs / 1000).toFixed(1)} s (${this.replicas()} of at most ${this.scaling.max} running, container_concurrency ${this.scaling.cc})`, { 'Retry-After': '1' }));
         }, waitMs),
       };
       this.waiters.push(w);
