@@ -8,7 +8,7 @@ import { SERVER_PY, call, desired, harness, hostOf, source, template, waitReport
  */
 let h: Harness;
 beforeAll(async () => {
-  h = await harness({ startTimeoutMs: 5000, queueWaitMs: 1500 });
+  h = await harness({ startTimeoutMs: 5000, queueWaitMs: 4000 });
 });
 afterAll(async () => h?.close());
 
@@ -17,8 +17,8 @@ describe('serverless data plane: the bounded queue', { timeout: 60_000 }, () => 
     const t = template('q', 1, source(h, { 'main.py': SERVER_PY }));
     h.plane.apply(desired('q', [t], [{ revision: t.revision, percent: 100 }], { containerConcurrency: 1, maxScale: 1 }));
     await waitReport(h, 'svc-q', t.revision, 'ready');
-    // One request holds the only instance for 500 ms; 102 more arrive meanwhile: 100 wait and are served, 2 are refused at once.
-    const holder = call(h, hostOf('q'), '/?ms=500');
+    // One request holds the only instance for 2 s; 102 more arrive meanwhile: 100 wait and are served, 2 are refused at once.
+    const holder = call(h, hostOf('q'), '/?ms=2000');
     await new Promise((r) => setTimeout(r, 100));
     const rest = await Promise.all(Array.from({ length: 102 }, () => call(h, hostOf('q'))));
     expect((await holder).status).toBe(200);
@@ -29,13 +29,13 @@ describe('serverless data plane: the bounded queue', { timeout: 60_000 }, () => 
     expect(refused[0]!.body.request_id).toBeTruthy();
 
     // A wait longer than the bound: 503 after it.
-    const long = call(h, hostOf('q'), '/?ms=3000');
+    const long = call(h, hostOf('q'), '/?ms=5500');
     await new Promise((r) => setTimeout(r, 100));
     const t0 = Date.now();
     const waited = await call(h, hostOf('q'));
     expect(waited.status).toBe(503);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(1400);
-    expect(waited.body.error).toBe('revision q-00001 had no free instance within 1.5 s (1 of at most 1 running, container_concurrency 1)');
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(3900);
+    expect(waited.body.error).toBe('revision q-00001 had no free instance within 4 s (1 of at most 1 running, container_concurrency 1)');
     expect((await long).status).toBe(200);
     await h.plane.remove('svc-q');
   });

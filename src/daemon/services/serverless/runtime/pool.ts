@@ -94,6 +94,7 @@ export class RevisionPool {
 
   /** A ready instance with room for one more request; waits (bounded) for one, scaling up. */
   acquire(): Promise<Instance> {
+    if (this.closed) return Promise.reject(new ApiError(503, `revision ${this.t.revision} is no longer served`, { 'Retry-After': '1' }));
     const free = this.pick();
     if (free) return Promise.resolve(this.take(free));
     const bound = Math.max(100, this.scaling.max * this.scaling.cc);
