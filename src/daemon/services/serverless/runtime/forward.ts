@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream/promises';
 import type { Dispatcher } from 'undici';
 import { loadUndici, request } from '../../../lazy/modules.js';
 import { ApiError } from '../../../http/errors.js';
@@ -58,12 +57,31 @@ export async function forward(dispatcher: Dispatcher, req: IncomingMessage, res:
     if (v !== undefined && !DROPPED_RESPONSE.has(k)) res.setHeader(k, v);
   }
   try {
-    await pipeline(up.body, res);
+    // A plain loop: stream.pipeline costs an AbortController (and its DOMException) per request.
+    for await (const c of up.body) {
+      if (res.destroyed) break;
+      if (!res.write(c)) await drained(res);
+    }
+    if (res.destroyed) up.body.destroy();
+    else res.end();
   } catch {
     // The status is sent (or the client left): all that is left is to cut the response.
     up.body.destroy();
     res.destroy();
   }
+}
+
+/** Resolves when the response can take more, or is gone. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 /** A 502 before any answer; `refused`: the connection itself was refused, so nothing reached the service. */
