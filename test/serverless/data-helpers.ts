@@ -25,6 +25,8 @@ class H(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True
     def answer(self, extra):
         u = urlparse(self.path)
+        if u.path == '/crash':
+            os._exit(1)
         q = parse_qs(u.query)
         if 'ms' in q:
             time.sleep(int(q['ms'][0]) / 1000)
@@ -63,7 +65,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function harness(opts: { idleMs?: number; startTimeoutMs?: number; home?: string; portMin?: number } = {}): Promise<Harness> {
+export async function harness(opts: { idleMs?: number; startTimeoutMs?: number; home?: string; portMin?: number; queueWaitMs?: number } = {}): Promise<Harness> {
   const home = opts.home ?? mkdtempSync(join(tmpdir(), 'platform-sl-'));
   const base = workloadConfigFromEnv({});
   const portMin = opts.portMin ?? 36000 + Math.floor(Math.random() * 20) * 100;
@@ -73,6 +75,7 @@ export async function harness(opts: { idleMs?: number; startTimeoutMs?: number; 
     home,
     workloads,
     startTimeoutMs: opts.startTimeoutMs ?? 20_000,
+    queueWaitMs: opts.queueWaitMs,
     readSource: async (ref) => {
       const f = sources.get(ref);
       if (!f) throw new Error('no such source');

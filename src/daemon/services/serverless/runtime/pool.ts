@@ -6,7 +6,7 @@ import type { PortAllocator } from '../../../runtime/ports.js';
 import type { RevisionReport, RevisionTemplate, Scaling } from '../plane.js';
 import { LaunchFailure, type Launcher } from './launcher.js';
 import type { Ledger } from './ledger.js';
-import { PortError, waitForPort } from './probe.js';
+import { accepts, PortError, waitForPort } from './probe.js';
 
 /** Spec 2 §4.3: container_concurrency 0 means the serverless default, the table's 80. */
 export const DEFAULT_CONCURRENCY = 80;
@@ -22,6 +22,8 @@ export interface PoolEnv {
   idleMs: number;
   startTimeoutMs: number;
   restartBackoffMs: number;
+  /** How long a request may wait for a free instance (default: the start timeout plus 5 s, at most timeout_seconds). */
+  queueWaitMs?: number;
   /** Waits for the start-up reap of a previous daemon's leftovers before the first launch. */
   reaped: Promise<void>;
   changed(r: RevisionReport): void;
@@ -36,6 +38,8 @@ export interface Instance {
   lastUsed: number;
   startedAt: number;
   ready: boolean;
+  /** Set once it was ready: an exit after that is a crash, not a failed start. */
+  served: boolean;
   stopping: boolean;
 }
 
@@ -90,6 +94,7 @@ export class RevisionPool {
 
   /** A ready instance with room for one more request; waits (bounded) for one, scaling up. */
   acquire(): Promise<Instance> {
+    if (this.closed) return Promise.reject(new ApiError(503, `revision ${this.t.revision} is no longer served`, { 'Retry-After': '1' }));
     const free = this.pick();
     if (free) return Promise.resolve(this.take(free));
     const bound = Math.max(100, this.scaling.max * this.scaling.cc);
@@ -99,14 +104,14 @@ export class RevisionPool {
     if (this.failure && !this.live().length && Date.now() - this.failure.at < this.backoff()) {
       return Promise.reject(this.unavailable(this.failure.error));
     }
-    const waitMs = Math.min(this.t.timeoutSeconds * 1000, this.env.startTimeoutMs + 5000);
+    const waitMs = this.env.queueWaitMs ?? Math.min(this.t.timeoutSeconds * 1000, this.env.startTimeoutMs + 5000);
     const p = new Promise<Instance>((resolve, reject) => {
       const w: Waiter = {
         resolve,
         reject,
         timer: setTimeout(() => {
           this.dropWaiter(w);
-          reject(new ApiError(503, `revision ${this.t.revision} had no free instance within ${Math.round(waitMs / 1000)} s (${this.replicas()} of at most ${this.scaling.max} running, container_concurrency ${this.scaling.cc})`, { 'Retry-After': '1' }));
+          reject(new ApiError(503, `revision ${this.t.revision} had no free instance within ${+(waitMs / 1000).toFixed(1)} s (${this.replicas()} of at most ${this.scaling.max} running, container_concurrency ${this.scaling.cc})`, { 'Retry-After': '1' }));
         }, waitMs),
       };
       this.waiters.push(w);
@@ -119,6 +124,26 @@ export class RevisionPool {
     i.inflight--;
     i.lastUsed = Date.now();
     this.dispatch();
+  }
+
+  /**
+   * A request to the instance failed before any answer: it takes no new request until its port is
+   * checked; one that no longer accepts connections is stopped (its exit may not be seen yet).
+   */
+  suspect(i: Instance): void {
+    if (!i.ready || i.stopping) return;
+    i.ready = false;
+    // A dying process may close a connection a moment before its listening socket: give its exit
+    // a moment to be seen before asking the port.
+    let gone = false;
+    void Promise.race([i.run?.exited.then(() => (gone = true)), new Promise((r) => setTimeout(r, 250))])
+      .then(() => (gone || i.stopping ? true : accepts(i.port)))
+      .then((ok) => {
+        if (gone || i.stopping) return;
+        if (!ok) return void this.stopInstance(i, 'it stopped accepting connections on its port');
+        i.ready = true;
+        this.dispatch();
+      });
   }
 
   /** Periodic: idle instances above the floor stop; the floor is kept warm. */
@@ -220,7 +245,7 @@ export class RevisionPool {
   private async launch(): Promise<Instance> {
     const id = `${this.t.revision}-${randomBytes(3).toString('hex')}`;
     const logs = new LogCapture(id, this.t.revision, () => true, { keepLines: KEEP_LINES, keepChars: 8 * 1024 * 1024 });
-    const inst: Instance = { id, port: 0, logs, inflight: 0, lastUsed: Date.now(), startedAt: Date.now(), ready: false, stopping: false };
+    const inst: Instance = { id, port: 0, logs, inflight: 0, lastUsed: Date.now(), startedAt: Date.now(), ready: false, served: false, stopping: false };
     this.instances.push(inst);
     try {
       await this.env.reaped;
@@ -262,6 +287,7 @@ export class RevisionPool {
       throw failure;
     }
     inst.ready = true;
+    inst.served = true;
     inst.lastUsed = Date.now();
     this.failure = undefined;
     logs.push('system', `instance ${id} ready`);
@@ -296,19 +322,18 @@ export class RevisionPool {
     this.env.ledger.remove(inst.id);
     const at = this.instances.indexOf(inst);
     if (at >= 0) this.instances.splice(at, 1);
-    const wasReady = inst.ready;
+    const wasReady = inst.served;
     inst.ready = false;
     if (!inst.stopping && wasReady) {
       const how = r.signal ? `signal ${r.signal}` : `exit code ${r.code}`;
       inst.logs.push('system', `instance ${inst.id} crashed (${how})`);
-      this.failure = { at: Date.now(), count: (this.failure?.count ?? 0) + 1, error: new LaunchFailure(r.signal ? `Signal${r.signal}` : `ExitCode${r.code}`, `instance ${inst.id} crashed (${how})${this.tail(inst)}`) };
-      // Below the floor: a restart after the backoff (tick does it); requests start one anyway.
+      // Below the floor: a restart after the backoff (tick does it); requests cold-start one anyway.
       if (!this.closed && this.routable && this.replicas() < this.scaling.min) {
         clearTimeout(this.restartTimer);
         this.restartTimer = setTimeout(() => {
           this.restartTimer = undefined;
           this.tick(Date.now());
-        }, this.backoff());
+        }, this.env.restartBackoffMs);
         this.restartTimer.unref();
       }
     }
