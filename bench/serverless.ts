@@ -18,7 +18,8 @@ import { benchLogin, median, ms, percentile, ratio, startDaemonProcess, type Row
 const SERVER_JS = `const http = require('node:http');
 const port = Number(process.env.PORT);
 const body = JSON.stringify({ port, revision: process.env.K_REVISION || '' });
-http.createServer((req, res) => { res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }); res.end(body); })
+const answer = (res) => { res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }); res.end(body); };
+http.createServer((req, res) => { const ms = Number(new URL(req.url, 'http://x').searchParams.get('ms') || 0); if (ms) setTimeout(() => answer(res), ms); else answer(res); })
   .listen(port, '127.0.0.1', () => console.log('listening on ' + port));
 `;
 const IDLE_SECONDS = '1';
@@ -128,14 +129,14 @@ async function latencies(n: number, origin: string, host?: string): Promise<numb
 }
 
 /** Requests per second over CONNECTIONS keep-alive connections for THROUGHPUT_MS; answers other than 200 are counted apart. */
-async function throughput(origin: string, host?: string): Promise<{ rps: number; failed: number }> {
+async function throughput(origin: string, host?: string, path = '/'): Promise<{ rps: number; failed: number }> {
   const pool = new Pool(origin, { connections: CONNECTIONS, pipelining: 1 });
   let done = 0;
   let failed = 0;
   const end = performance.now() + THROUGHPUT_MS;
   const worker = async () => {
     while (performance.now() < end) {
-      const r = await pool.request({ path: '/', method: 'GET', headers: host ? { host } : {} });
+      const r = await pool.request({ path, method: 'GET', headers: host ? { host } : {} });
       await r.body.text();
       if (r.statusCode === 200) done++;
       else failed++;
@@ -205,6 +206,16 @@ async function processRows(): Promise<Row[]> {
       baseline: `${directRps.rps.toFixed(0)} req/s direct`,
       ratio: ratio(viaRouterRps.rps, directRps.rps),
       goal: '>= 0.80x',
+    });
+    // The same with a handler that works 5 ms per request, as real ones do: the hop's share shrinks.
+    const slowRouter = await throughput(origin, host, '/?ms=5');
+    const slowDirect = await throughput(direct, undefined, '/?ms=5');
+    rows.push({
+      bench: 'serverless',
+      metric: `throughput through the router, ${CONNECTIONS} connections, 5 ms handler`,
+      value: `${slowRouter.rps.toFixed(0)} req/s`,
+      baseline: `${slowDirect.rps.toFixed(0)} req/s direct`,
+      ratio: ratio(slowRouter.rps, slowDirect.rps),
     });
 
     await api(d, 'POST', '', { name: 'cold', image, publish: { enabled: true } });
