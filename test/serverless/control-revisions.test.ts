@@ -106,6 +106,17 @@ describe('states and traffic from reports', () => {
   });
 });
 
+describe('quota readout', () => {
+  it('every revision holds two Services entries of the project quota (spec 1 §8.3); instances are live', async () => {
+    const q = await e.d.api('GET', `/v1/projects/${e.people.project.id}/quota`, { token: e.people.member.token });
+    expect(q.status).toBe(200);
+    const row = (r: string) => q.body.quotas.find((x: { resource: string }) => x.resource === r);
+    expect(row('services')).toMatchObject({ used: 6, limit: 30, source: expect.stringContaining('serverless') });
+    const live = e.plane.instances(id('web')).reduce((n, i) => n + i.replicas, 0);
+    expect(row('instances').used).toBe(live);
+  });
+});
+
 describe('env_from', () => {
   const secret = (name: string, value: string) => e.d.api('POST', `/v1/projects/${e.people.project.id}/secrets`, { token: e.people.admin.token, body: { name, value } });
 
@@ -203,5 +214,31 @@ describe('restart', () => {
     for (const s of old) expect(e.plane.last(s.id), s.name).toBeDefined();
     const web = old.find((s) => s.name === 'web')!;
     expect(e.plane.last(web.id)!.traffic).toEqual([{ revision: 'web-00003', percent: 100 }]);
+  });
+});
+
+describe('secret store unavailable', () => {
+  it('a service whose sealed env_from cannot be opened is invalid; a patch that keeps the template still applies', async () => {
+    await e.d.close();
+    e = await controlEnv({ secretsStore: 'off' }, home);
+    const row = e.d.db.prepare("SELECT s.project_id FROM svc_services s WHERE s.name = 'withsecret'").get() as { project_id: string };
+    const owner = e.d.db.prepare("SELECT u.id FROM acct_project_members m JOIN acct_users u ON u.id = m.user_id WHERE m.project_id = ? AND m.role = 'member'").get(row.project_id) as { id: string };
+    expect(owner).toBeDefined();
+    const base = `/v1/projects/${row.project_id}/services`;
+    // The old project's member signs in again (the fixture password is shared).
+    const email = (e.d.db.prepare('SELECT email FROM acct_users WHERE id = ?').get(owner.id) as { email: string }).email;
+    const token = await e.d.login(email, 'Fixture-Password-1');
+    const s = (await e.d.api('GET', `${base}/withsecret`, { token })).body;
+    expect(s.state).toBe('invalid');
+    expect(s.ready).toBe(false);
+    expect(s.message).toMatch(/the revision cannot be prepared/);
+    expect(cond(s, 'Ready')).toMatchObject({ status: 'False', reason: 'Invalid' });
+    const scaled = await e.d.api('PATCH', `${base}/withsecret`, { token, body: { scaling: { max_scale: 3 } } });
+    expect(scaled.status).toBe(200);
+    expect(scaled.body.latest_created_revision).toBe('withsecret-00002');
+    const templ = await e.d.api('PATCH', `${base}/withsecret`, { token, body: { image: 'nginx:9' } });
+    expect(templ.status).toBe(503);
+    // Services without env_from are untouched by the store.
+    expect((await e.d.api('GET', `${base}/web`, { token })).body.state).not.toBe('invalid');
   });
 });

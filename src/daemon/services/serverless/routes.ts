@@ -32,6 +32,14 @@ export function createServerlessArea(makePlane: PlaneFactory): Area {
       reconciler = new Reconciler(ctx, plane);
       const d: svc.Deps = { ctx, plane, reconcile: (id) => reconciler!.apply(id) };
       registerRoutes(r, d, () => planeError || reconciler!.lastError);
+      // Spec 1 §8.3: every serverless revision permanently holds two Services entries (public and private).
+      ctx.hooks.quotaUsage.push((projectId) => ({
+        source: 'serverless',
+        used: {
+          services: 2 * serverlessStore.revisionCount(ctx.db, projectId),
+          instances: serverlessStore.ids(ctx.db, projectId).reduce((n, id) => n + plane!.instances(id).reduce((m, i) => m + i.replicas, 0), 0),
+        },
+      }));
       ctx.hooks.projectDependents.push((projectId) => {
         const n = serverlessStore.countInProject(ctx.db, projectId);
         return n ? `${n} serverless service${n === 1 ? '' : 's'}` : undefined;

@@ -14,7 +14,7 @@ import {
 } from '../../../api/serverless.js';
 import type { AreaContext } from '../../area.js';
 import { isoNow } from '../../clock.js';
-import { badRequest, conflict, notFound } from '../../http/errors.js';
+import { ApiError, badRequest, conflict, notFound } from '../../http/errors.js';
 import { Reply } from '../../http/router.js';
 import { newId } from '../../ids.js';
 import { tx } from '../../store/db.js';
@@ -224,13 +224,24 @@ export function patch(d: Deps, principal: Principal, ref: string, name: string, 
   if (body.runtime_class_name !== undefined) next.runtime_class_name = body.runtime_class_name;
   if (body.service_account_name !== undefined) next.service_account_name = body.service_account_name;
   if (body.timeout_seconds !== undefined) next.timeout_seconds = checkTimeout(body.timeout_seconds)!;
-  const secretEnv = readEnvFrom(d.ctx, access.project.id, next.env_from);
+  // Each patch re-reads the secrets env_from names (a changed one needs a new revision). While the
+  // secret store cannot be read, a patch that leaves the template alone still applies.
+  let secretEnv: Record<string, string> | undefined;
+  try {
+    secretEnv = readEnvFrom(d.ctx, access.project.id, next.env_from);
+  } catch (e) {
+    if (!(e instanceof ApiError && e.status === 503) || body.env_from !== undefined) throw e;
+  }
   const changed = tx(db, () => {
     const s = store.byId(db, s0.id);
     if (!s) throw serviceNotFound(name);
     if (ifMatch !== undefined && ifMatch !== s.generation) throw staleConflict(s, ifMatch);
     const latest = store.revision(db, s.id, s.latest_created)!;
-    const newTemplate = JSON.stringify(templateOf(next)) !== latest.template || !sameValues(secretEnv, openSecretEnv(d.ctx, latest));
+    const templateChanged = JSON.stringify(templateOf(next)) !== latest.template;
+    if (secretEnv === undefined && templateChanged && next.env_from.length) {
+      throw new ApiError(503, 'the project secret store is unreachable, so env_from cannot be read for a new revision; try again');
+    }
+    const newTemplate = templateChanged || (secretEnv !== undefined && !sameValues(secretEnv, openSecretEnv(d.ctx, latest)));
     const newName = newTemplate ? revisionName(name, s.next_seq) : undefined;
     if (body.traffic !== undefined) next.traffic = checkTraffic(body.traffic, name, (r) => r === newName || Boolean(store.revision(db, s.id, r)));
     if (!newTemplate && JSON.stringify(next) === s.spec) return false;
@@ -239,7 +250,7 @@ export function patch(d: Deps, principal: Principal, ref: string, name: string, 
     if (newName) {
       updated.latest_created = newName;
       updated.next_seq = s.next_seq + 1;
-      store.insertRevision(db, newRevision(d, updated, newName, s.next_seq, next, secretEnv, now));
+      store.insertRevision(db, newRevision(d, updated, newName, s.next_seq, next, secretEnv ?? {}, now));
     }
     store.update(db, updated);
     refresh(d.ctx, s.id);
@@ -276,7 +287,13 @@ export async function remove(d: Deps, principal: Principal, ref: string, name: s
   const access = accessProject(d.ctx, principal, ref, 'resource-admin');
   const s = serviceOr404(d, access.project.id, name);
   store.remove(d.ctx.db, s.id);
-  await d.plane.remove(s.id);
+  try {
+    await d.plane.remove(s.id);
+  } catch (e) {
+    // The rows are gone, so the service is: what the data plane could not stop now, its
+    // start-up sweep of leftovers stops on the next start.
+    d.ctx.log.error('serverless data plane remove failed', { service: s.id, error: String((e as Error)?.message ?? e) });
+  }
   return new Reply(204, undefined);
 }
 

@@ -65,6 +65,9 @@ export const serverlessStore = {
   /** One page by name (an immutable unique key per project), fetched with limit + 1 for the pager. */
   list: (db: Db, projectId: string, limit: number, offset: number) =>
     stmt(db, 'SELECT * FROM svc_services WHERE project_id = ? ORDER BY name LIMIT ? OFFSET ?').all(projectId, limit, offset) as ServiceRow[],
+  ids: (db: Db, projectId: string) => (stmt(db, 'SELECT id FROM svc_services WHERE project_id = ?').all(projectId) as Array<{ id: string }>).map((r) => r.id),
+  revisionCount: (db: Db, projectId: string) =>
+    (stmt(db, 'SELECT COUNT(*) AS n FROM svc_revisions r JOIN svc_services s ON s.id = r.service_id WHERE s.project_id = ?').get(projectId) as { n: number }).n,
   countInProject: (db: Db, projectId: string) =>
     (stmt(db, 'SELECT COUNT(*) AS n FROM svc_services WHERE project_id = ?').get(projectId) as { n: number }).n,
   insert(db: Db, s: ServiceRow): void {

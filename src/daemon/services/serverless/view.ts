@@ -66,7 +66,7 @@ function share(traffic: ActiveTraffic[], name: string) {
   return { percent: mine.reduce((n, t) => n + t.percent, 0), ...(tagged ? { tag: tagged.tag, url: tagged.url } : {}) };
 }
 
-/** `replicas` live from the data plane when it knows the revision, else as last reported. */
+/** `replicas` live from the data plane: a revision it does not run (out of the split) has none. */
 export function revisionViews(config: DaemonConfig, s: ServiceRow, short: string, revs: RevisionRow[], live: Map<string, number>): RevisionView[] {
   const traffic = activeTraffic(config, s, short, revs);
   return revs.map((r) => {
@@ -80,7 +80,7 @@ export function revisionViews(config: DaemonConfig, s: ServiceRow, short: string
       ready,
       ...(r.reason ? { reason: r.reason } : {}),
       ...(r.message ? { message: r.message } : {}),
-      replicas: live.get(r.name) ?? r.replicas,
+      replicas: live.get(r.name) ?? 0,
       created_at: r.created_at,
       traffic_percent: sh.percent,
       ...(sh.tag !== undefined ? { tag: sh.tag, url: sh.url } : {}),
