@@ -25,6 +25,8 @@ class H(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True
     def answer(self, extra):
         u = urlparse(self.path)
+        if u.path == '/crash':
+            os._exit(1)
         q = parse_qs(u.query)
         if 'ms' in q:
             time.sleep(int(q['ms'][0]) / 1000)

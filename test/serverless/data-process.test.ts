@@ -116,12 +116,30 @@ describe('serverless data plane: source folders as processes', { timeout: 120_00
     expect(r2.reason).toBe('ProgressDeadlineExceeded');
     expect(r2.message).toContain('did not listen on port');
     expect(r2.message).toContain('warming up forever');
-    expect(h.reports.some((x) => x.revision === crash.revision && x.r.state === 'unknown')).toBe(true);
+    // Reports are verdicts: not_ready with the reason, no unknown before it.
+    expect(h.reports.filter((x) => x.revision === crash.revision).map((x) => x.r.state)).toEqual(['not_ready']);
     const res = await call(h, hostOf('bad'));
     expect(res.status).toBe(503);
     expect(res.body.error).toContain('boom');
     expect(res.body.request_id).toBeTruthy();
     await h.plane.remove('svc-bad');
+  });
+
+  it('a slow answer is a 504 and an instance dying mid-request a 502, in the envelope', async () => {
+    const t = template('edge', 1, source(h, { 'main.py': SERVER_PY }), { timeoutSeconds: 2 });
+    h.plane.apply(desired('edge', [t], [{ revision: t.revision, percent: 100 }]));
+    await waitReport(h, 'svc-edge', t.revision, 'ready');
+    const slow = await call(h, hostOf('edge'), '/?ms=4000');
+    expect(slow.status).toBe(504);
+    expect(slow.body.error).toBe('service edge (revision edge-00001) did not answer within 2 s (timeout_seconds)');
+    expect(slow.body.request_id).toBeTruthy();
+    const dead = await call(h, hostOf('edge'), '/crash');
+    expect(dead.status).toBe(502);
+    expect(dead.body.error).toMatch(/^service edge \(revision edge-00001\) failed to answer: /);
+    // The crashed instance is replaced on the next request.
+    const again = await call(h, hostOf('edge'));
+    expect(again.status, again.text).toBe(200);
+    await h.plane.remove('svc-edge');
   });
 
   it('logs: tail, follow until the instance stops, and the scaled-to-zero sentence', async () => {

@@ -8,7 +8,7 @@ import { formatLogLine } from '../../../runtime/log-capture.js';
 import { sharedPorts } from '../../../runtime/ports.js';
 import type { Logger } from '../../../logger.js';
 import type { DataPlane, RevisionReport, ServiceDesired } from '../plane.js';
-import { forward } from './forward.js';
+import { forward, UpstreamFailure } from './forward.js';
 import { Launcher, type SourceReader } from './launcher.js';
 import { Ledger } from './ledger.js';
 import { effectiveScaling, RevisionPool, type Instance } from './pool.js';
@@ -115,10 +115,9 @@ export class ServerlessDataPlane implements DataPlane {
       }
       pool.scaling = scaling;
       pool.routable = routed.has(t.revision);
-      if (fresh) {
-        this.emit(s.serviceId, t.revision, pool.report());
-        pool.verify();
-      }
+      // The first report is the verdict (ready or not_ready): a daemon restart re-verifies every
+      // revision without flapping what the control plane stored to unknown meanwhile.
+      if (fresh) pool.verify();
       pool.tick(Date.now());
     }
   }
@@ -241,11 +240,22 @@ export class ServerlessDataPlane implements DataPlane {
     if (!pool) {
       throw new ApiError(503, `service ${svc.desired.name} has no ready revision to serve${tag ? ` tag ${tag}` : ''} yet`, { 'Retry-After': '2' });
     }
-    const inst = await pool.acquire();
-    try {
-      await forward(this.pool(), ctx.req, ctx.res, ctx.ip, { port: inst.port, path, prefix, timeoutSeconds: pool.t.timeoutSeconds, label: `service ${svc.desired.name} (revision ${pool.t.revision})` });
-    } finally {
-      pool.release(inst);
+    const target = { path, prefix, timeoutSeconds: pool.t.timeoutSeconds, label: `service ${svc.desired.name} (revision ${pool.t.revision})` };
+    const bodyless = ctx.req.headers['transfer-encoding'] === undefined && !Number(ctx.req.headers['content-length'] ?? 0);
+    for (let attempt = 0; ; attempt++) {
+      const inst = await pool.acquire();
+      try {
+        await forward(this.pool(), ctx.req, ctx.res, ctx.ip, { ...target, port: inst.port });
+        return;
+      } catch (e) {
+        if (!(e instanceof UpstreamFailure)) throw e;
+        // The instance is gone or going: no new request goes to it until its port answers again.
+        pool.suspect(inst);
+        // A refused connection reached nothing: a request without a body is safe to send once more.
+        if (!e.refused || !bodyless || attempt > 0) throw e;
+      } finally {
+        pool.release(inst);
+      }
     }
   }
 

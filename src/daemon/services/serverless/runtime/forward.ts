@@ -71,9 +71,20 @@ export async function forward(dispatcher: Dispatcher, req: IncomingMessage, res:
   }
 }
 
+/** A 502 before any answer; `refused`: the connection itself was refused, so nothing reached the service. */
+export class UpstreamFailure extends ApiError {
+  constructor(
+    message: string,
+    readonly refused: boolean,
+  ) {
+    super(502, message);
+  }
+}
+
 function failure(t: ForwardTarget, e: unknown): ApiError {
   if (e instanceof ApiError) return e;
   const { HeadersTimeoutError, BodyTimeoutError } = loadUndici().errors;
   if (e instanceof HeadersTimeoutError || e instanceof BodyTimeoutError) return new ApiError(504, `${t.label} did not answer within ${t.timeoutSeconds} s (timeout_seconds)`);
-  return new ApiError(502, `${t.label} failed to answer: ${(e as Error)?.message ?? String(e)}`);
+  const code = (e as { code?: string })?.code;
+  return new UpstreamFailure(`${t.label} failed to answer: ${(e as Error)?.message ?? String(e)}`, code === 'ECONNREFUSED');
 }

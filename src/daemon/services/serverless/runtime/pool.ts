@@ -6,7 +6,7 @@ import type { PortAllocator } from '../../../runtime/ports.js';
 import type { RevisionReport, RevisionTemplate, Scaling } from '../plane.js';
 import { LaunchFailure, type Launcher } from './launcher.js';
 import type { Ledger } from './ledger.js';
-import { PortError, waitForPort } from './probe.js';
+import { accepts, PortError, waitForPort } from './probe.js';
 
 /** Spec 2 §4.3: container_concurrency 0 means the serverless default, the table's 80. */
 export const DEFAULT_CONCURRENCY = 80;
@@ -36,6 +36,8 @@ export interface Instance {
   lastUsed: number;
   startedAt: number;
   ready: boolean;
+  /** Set once it was ready: an exit after that is a crash, not a failed start. */
+  served: boolean;
   stopping: boolean;
 }
 
@@ -119,6 +121,26 @@ export class RevisionPool {
     i.inflight--;
     i.lastUsed = Date.now();
     this.dispatch();
+  }
+
+  /**
+   * A request to the instance failed before any answer: it takes no new request until its port is
+   * checked; one that no longer accepts connections is stopped (its exit may not be seen yet).
+   */
+  suspect(i: Instance): void {
+    if (!i.ready || i.stopping) return;
+    i.ready = false;
+    // A dying process may close a connection a moment before its listening socket: give its exit
+    // a moment to be seen before asking the port.
+    let gone = false;
+    void Promise.race([i.run?.exited.then(() => (gone = true)), new Promise((r) => setTimeout(r, 250))])
+      .then(() => (gone || i.stopping ? true : accepts(i.port)))
+      .then((ok) => {
+        if (gone || i.stopping) return;
+        if (!ok) return void this.stopInstance(i, 'it stopped accepting connections on its port');
+        i.ready = true;
+        this.dispatch();
+      });
   }
 
   /** Periodic: idle instances above the floor stop; the floor is kept warm. */
@@ -220,7 +242,7 @@ export class RevisionPool {
   private async launch(): Promise<Instance> {
     const id = `${this.t.revision}-${randomBytes(3).toString('hex')}`;
     const logs = new LogCapture(id, this.t.revision, () => true, { keepLines: KEEP_LINES, keepChars: 8 * 1024 * 1024 });
-    const inst: Instance = { id, port: 0, logs, inflight: 0, lastUsed: Date.now(), startedAt: Date.now(), ready: false, stopping: false };
+    const inst: Instance = { id, port: 0, logs, inflight: 0, lastUsed: Date.now(), startedAt: Date.now(), ready: false, served: false, stopping: false };
     this.instances.push(inst);
     try {
       await this.env.reaped;
@@ -262,6 +284,7 @@ export class RevisionPool {
       throw failure;
     }
     inst.ready = true;
+    inst.served = true;
     inst.lastUsed = Date.now();
     this.failure = undefined;
     logs.push('system', `instance ${id} ready`);
@@ -296,19 +319,18 @@ export class RevisionPool {
     this.env.ledger.remove(inst.id);
     const at = this.instances.indexOf(inst);
     if (at >= 0) this.instances.splice(at, 1);
-    const wasReady = inst.ready;
+    const wasReady = inst.served;
     inst.ready = false;
     if (!inst.stopping && wasReady) {
       const how = r.signal ? `signal ${r.signal}` : `exit code ${r.code}`;
       inst.logs.push('system', `instance ${inst.id} crashed (${how})`);
-      this.failure = { at: Date.now(), count: (this.failure?.count ?? 0) + 1, error: new LaunchFailure(r.signal ? `Signal${r.signal}` : `ExitCode${r.code}`, `instance ${inst.id} crashed (${how})${this.tail(inst)}`) };
-      // Below the floor: a restart after the backoff (tick does it); requests start one anyway.
+      // Below the floor: a restart after the backoff (tick does it); requests cold-start one anyway.
       if (!this.closed && this.routable && this.replicas() < this.scaling.min) {
         clearTimeout(this.restartTimer);
         this.restartTimer = setTimeout(() => {
           this.restartTimer = undefined;
           this.tick(Date.now());
-        }, this.backoff());
+        }, this.env.restartBackoffMs);
         this.restartTimer.unref();
       }
     }

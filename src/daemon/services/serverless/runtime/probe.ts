@@ -26,7 +26,7 @@ export class PortError extends Error {
   }
 }
 
-function accepts(port: number): Promise<boolean> {
+export function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = connect({ port, host: '127.0.0.1' });
     const done = (ok: boolean) => {
