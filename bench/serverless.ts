@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { c as tarCreate } from 'tar';
 import { Pool, request } from 'undici';
-import { benchLogin, median, ms, percentile, ratio, startDaemonProcess, type Row } from './lib.js';
+import { benchLogin, median, ms, percentile, processCpuMs, ratio, startDaemonProcess, type Row } from './lib.js';
 
 /** Answers every request with its own port; no logging, so the bench measures the path, not stdout. */
 const SERVER_JS = `const http = require('node:http');
@@ -196,7 +196,9 @@ async function processRows(): Promise<Row[]> {
     });
     rows.push({ bench: 'serverless', metric: 'added latency of the router, p50', value: ms(median(viaRouter) - median(viaDirect)), goal: '< 1 ms' });
     rows.push({ bench: 'serverless', metric: 'added latency of the router, p99', value: ms(percentile(viaRouter, 99) - percentile(viaDirect, 99)) });
+    const cpuBefore = processCpuMs(d.pid);
     const viaRouterRps = await throughput(origin, host);
+    const cpuAfter = processCpuMs(d.pid);
     const directRps = await throughput(direct);
     const failures = viaRouterRps.failed + directRps.failed ? ` (answers other than 200: ${viaRouterRps.failed} routed, ${directRps.failed} direct)` : '';
     rows.push({
@@ -207,6 +209,11 @@ async function processRows(): Promise<Row[]> {
       ratio: ratio(viaRouterRps.rps, directRps.rps),
       goal: '>= 0.80x',
     });
+    if (cpuBefore !== undefined && cpuAfter !== undefined) {
+      const served = (viaRouterRps.rps * THROUGHPUT_MS) / 1000;
+      // Where the hop's time goes on a small machine: the daemon's one thread per routed request.
+      rows.push({ bench: 'serverless', metric: 'daemon CPU per routed request (during the throughput run)', value: ms((cpuAfter - cpuBefore) / served) });
+    }
     // The same with a handler that works 5 ms per request, as real ones do: the hop's share shrinks.
     const slowRouter = await throughput(origin, host, '/?ms=5');
     const slowDirect = await throughput(direct, undefined, '/?ms=5');
