@@ -12,13 +12,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { c as tarCreate } from 'tar';
 import { Pool, request } from 'undici';
-import { benchLogin, median, ms, percentile, ratio, startDaemonProcess, type Row } from './lib.js';
+import { benchLogin, median, ms, percentile, processCpuMs, ratio, startDaemonProcess, type Row } from './lib.js';
 
 /** Answers every request with its own port; no logging, so the bench measures the path, not stdout. */
 const SERVER_JS = `const http = require('node:http');
 const port = Number(process.env.PORT);
 const body = JSON.stringify({ port, revision: process.env.K_REVISION || '' });
-http.createServer((req, res) => { res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }); res.end(body); })
+const answer = (res) => { res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }); res.end(body); };
+http.createServer((req, res) => { const ms = Number(new URL(req.url, 'http://x').searchParams.get('ms') || 0); if (ms) setTimeout(() => answer(res), ms); else answer(res); })
   .listen(port, '127.0.0.1', () => console.log('listening on ' + port));
 `;
 const IDLE_SECONDS = '1';
@@ -128,14 +129,14 @@ async function latencies(n: number, origin: string, host?: string): Promise<numb
 }
 
 /** Requests per second over CONNECTIONS keep-alive connections for THROUGHPUT_MS; answers other than 200 are counted apart. */
-async function throughput(origin: string, host?: string): Promise<{ rps: number; failed: number }> {
+async function throughput(origin: string, host?: string, path = '/'): Promise<{ rps: number; failed: number }> {
   const pool = new Pool(origin, { connections: CONNECTIONS, pipelining: 1 });
   let done = 0;
   let failed = 0;
   const end = performance.now() + THROUGHPUT_MS;
   const worker = async () => {
     while (performance.now() < end) {
-      const r = await pool.request({ path: '/', method: 'GET', headers: host ? { host } : {} });
+      const r = await pool.request({ path, method: 'GET', headers: host ? { host } : {} });
       await r.body.text();
       if (r.statusCode === 200) done++;
       else failed++;
@@ -195,7 +196,9 @@ async function processRows(): Promise<Row[]> {
     });
     rows.push({ bench: 'serverless', metric: 'added latency of the router, p50', value: ms(median(viaRouter) - median(viaDirect)), goal: '< 1 ms' });
     rows.push({ bench: 'serverless', metric: 'added latency of the router, p99', value: ms(percentile(viaRouter, 99) - percentile(viaDirect, 99)) });
+    const cpuBefore = processCpuMs(d.pid);
     const viaRouterRps = await throughput(origin, host);
+    const cpuAfter = processCpuMs(d.pid);
     const directRps = await throughput(direct);
     const failures = viaRouterRps.failed + directRps.failed ? ` (answers other than 200: ${viaRouterRps.failed} routed, ${directRps.failed} direct)` : '';
     rows.push({
@@ -205,6 +208,21 @@ async function processRows(): Promise<Row[]> {
       baseline: `${directRps.rps.toFixed(0)} req/s direct`,
       ratio: ratio(viaRouterRps.rps, directRps.rps),
       goal: '>= 0.80x',
+    });
+    if (cpuBefore !== undefined && cpuAfter !== undefined) {
+      const served = (viaRouterRps.rps * THROUGHPUT_MS) / 1000;
+      // Where the hop's time goes on a small machine: the daemon's one thread per routed request.
+      rows.push({ bench: 'serverless', metric: 'daemon CPU per routed request (during the throughput run)', value: ms((cpuAfter - cpuBefore) / served) });
+    }
+    // The same with a handler that works 5 ms per request, as real ones do: the hop's share shrinks.
+    const slowRouter = await throughput(origin, host, '/?ms=5');
+    const slowDirect = await throughput(direct, undefined, '/?ms=5');
+    rows.push({
+      bench: 'serverless',
+      metric: `throughput through the router, ${CONNECTIONS} connections, 5 ms handler`,
+      value: `${slowRouter.rps.toFixed(0)} req/s`,
+      baseline: `${slowDirect.rps.toFixed(0)} req/s direct`,
+      ratio: ratio(slowRouter.rps, slowDirect.rps),
     });
 
     await api(d, 'POST', '', { name: 'cold', image, publish: { enabled: true } });

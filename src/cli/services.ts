@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import type { RevisionView, ServiceView } from '../api/serverless.js';
 import type { ApiClient } from '../client/api-client.js';
-import { requestedSummary, splitSummary, waitForService, type ServiceRef } from '../client/services.js';
+import { requestedSummary, shortImage, splitSummary, waitForService, type ServiceRef } from '../client/services.js';
 import { startSpinner } from './spinner.js';
 import type { Column } from './render.js';
 
@@ -79,7 +79,7 @@ export const revisionColumns: Column<RevisionView>[] = [
   { header: 'traffic', get: (r) => (r.traffic_percent || r.tag ? `${r.traffic_percent}%` : '') },
   { header: 'tag', get: (r) => r.tag },
   { header: 'instances', get: (r) => r.replicas },
-  { header: 'image', get: (r) => r.image },
+  { header: 'image', get: (r) => shortImage(r.image) },
   { header: 'reason', get: (r) => [r.reason, r.message].filter(Boolean).join(': ').split('\n')[0]!.slice(0, 100) },
   { header: 'created', get: (r) => r.created_at },
 ];

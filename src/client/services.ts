@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import {
+  SOURCE_IMAGE_PREFIX,
   serverlessRoutes,
   type RevisionView,
   type ServiceCreateBody,
@@ -311,7 +312,9 @@ export async function waitForService(client: ApiClient, ref: ServiceRef, o: Wait
       const keeps = service.latest_ready_revision && service.latest_ready_revision !== wanted ? `; traffic stays on ${service.latest_ready_revision}` : '';
       throw new AbortError(
         `${ref.name} revision ${wanted} is not ready${keeps}:\n${[rev?.reason, message].filter(Boolean).join(': ') || '(no message)'}`,
-        `fix it and update the service (\`platform services update ${ref.name} --image ...\`); the logs: \`platform services logs ${ref.name}\``,
+        service.image.startsWith(SOURCE_IMAGE_PREFIX)
+          ? `fix the folder and deploy it again (\`platform services deploy DIR --name ${ref.name}\`); each revision's state: \`platform services revisions ${ref.name}\``
+          : `fix the image or its settings and update the service (\`platform services update ${ref.name} --image ...\`); each revision's state: \`platform services revisions ${ref.name}\``,
       );
     }
     if (Date.now() > deadline) {
@@ -319,4 +322,10 @@ export async function waitForService(client: ApiClient, ref: ServiceRef, o: Wait
     }
     await new Promise((r) => setTimeout(r, o.pollMs ?? 150));
   }
+}
+
+/** A source reference or a digest shortened for a table: `source:sha256-672d79f4be34`, `img@sha256:0a1b2c3d4e5f`. */
+export function shortImage(image: string): string {
+  if (image.startsWith(SOURCE_IMAGE_PREFIX)) return image.replace(/^.*\/(sha256-[0-9a-f]{12})[0-9a-f]*$/, 'source:$1');
+  return image.replace(/(sha256:[0-9a-f]{12})[0-9a-f]*$/, '$1');
 }

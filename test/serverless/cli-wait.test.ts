@@ -1,3 +1,4 @@
+import Docker from 'dockerode';
 import { execa } from 'execa';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -5,6 +6,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliSandbox } from '../helpers/cli.js';
+import { DockerDriver } from '../../src/daemon/runtime/docker-driver.js';
 import { CRASH_PY, SERVER_PY } from './data-helpers.js';
 
 /**
@@ -12,6 +14,12 @@ import { CRASH_PY, SERVER_PY } from './data-helpers.js';
  * process, served through the Host router, a crashing revision that leaves traffic where it was,
  * a split with a tag address, logs (tail and follow) and metrics, all through the CLI.
  */
+
+const IMAGE = 'platform-python:local';
+const engine = await DockerDriver.available();
+const hasImage = engine && (await new Docker().getImage(IMAGE).inspect().then(() => true, () => false));
+const noDocker = !engine ? 'no Docker engine answers' : !hasImage ? `image ${IMAGE} is missing (scripts/build-base-images.sh python)` : '';
+if (noDocker) console.warn(`SKIPPED: services create --image --wait through docker: ${noDocker}`);
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'run.js');
 const cli = cliSandbox({ PLATFORM_SCALE_TO_ZERO_SECONDS: '60' });
@@ -118,5 +126,19 @@ describe('platform services --wait', { timeout: 120_000 }, () => {
       await follow;
     }
     expect(out).toContain(`served ${marker}`);
+  });
+});
+
+describe.skipIf(Boolean(noDocker))('platform services create --image --wait through docker', { timeout: 120_000 }, () => {
+  it('an image with a command override serves on its public address; delete removes it', async () => {
+    const r = await cli.run(['services', 'create', 'img', '--image', IMAGE, '--command', 'python3', '--arg', '-u', '--arg', '-c', '--arg', SERVER_PY, '--env', 'MSG=from-docker', '--publish', '--wait', '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.json).toMatchObject({ name: 'img', ready: true, latest_ready_revision: 'img-00001', command: ['python3'], args: ['-u', '-c', SERVER_PY] });
+    const res = await viaHost(r.json.url);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ revision: 'img-00001', msg: 'from-docker' });
+    const del = await cli.run(['services', 'delete', 'img', '--yes']);
+    expect(del.exitCode, del.stderr).toBe(0);
+    expect((await viaHost(r.json.url)).status).not.toBe(200);
   });
 });
