@@ -189,6 +189,8 @@ export function mcpServerCommand(workloadDir: string, opts: RuntimeOptions = {})
     prepare: copier([
       ['mcp/mcp_server.py', join(PLATFORM_DIR, 'mcp_server.py')],
       ['mcp/platform_mcp.py', join(PLATFORM_DIR, 'platform_mcp.py')],
+      // The function shim's HTTP helpers: the runtime shares its /proc/self/environ scrubbing.
+      ['python/platform_http.py', join(PLATFORM_DIR, 'platform_http.py')],
       ['helpers/platform_secrets.py', join(PLATFORM_DIR, 'platform_secrets.py')],
     ]),
     build: { cmd: python, args: [server, '--check', workloadDir], env, cwd: workloadDir },

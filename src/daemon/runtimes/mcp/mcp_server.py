@@ -418,30 +418,11 @@ def check(directory):
 
 
 def scrub_process_environ(name):
-    """Zeroes a variable's value in the initial environment block /proc/<pid>/environ shows
-    (as the function shim does). Best effort."""
-    try:
-        with open("/proc/self/environ", "rb") as fh:
-            block = fh.read()
-        prefix = name.encode("ascii") + b"="
-        if block.startswith(prefix):
-            start = len(prefix)
-        else:
-            at = block.find(b"\0" + prefix)
-            if at < 0:
-                return
-            start = at + 1 + len(prefix)
-        end = block.find(b"\0", start)
-        end = len(block) if end < 0 else end
-        with open("/proc/self/stat", "rb") as fh:
-            stat = fh.read()
-        fields = stat[stat.rindex(b")") + 2 :].split()
-        env_start = int(fields[47])
-        with open("/proc/self/mem", "r+b", buffering=0) as mem:
-            mem.seek(env_start + start)
-            mem.write(b"\0" * (end - start))
-    except (OSError, ValueError, IndexError):
-        pass
+    """Zeroes a variable in the bytes /proc/self/environ shows, as the function shim does (its
+    helper is shared: platform_http.py sits beside this file)."""
+    from platform_http import scrub_process_environ as scrub
+
+    scrub(name)
 
 
 SECRETS = {}
