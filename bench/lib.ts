@@ -98,3 +98,17 @@ export function processCpuMs(pid: number | undefined): number | undefined {
     return undefined;
   }
 }
+
+/** Stops a daemon started by startDaemonProcess (it stops its instances) and waits until it has exited. */
+export async function stopDaemonProcess(pid: number): Promise<void> {
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (alive()) process.kill(pid, 'SIGTERM');
+  for (const end = Date.now() + 20_000; alive() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
+}

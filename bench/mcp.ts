@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { open } from '../src/daemon/crypto/sealed.js';
-import { benchLogin, median, ms, percentile, ratio, samples, startDaemonProcess, type Row } from './lib.js';
+import { benchLogin, median, ms, percentile, ratio, samples, startDaemonProcess, type Row, stopDaemonProcess } from './lib.js';
 
 const ADD = `from platform_mcp import tool
 
@@ -41,18 +41,7 @@ async function start(env: Record<string, string> = {}): Promise<Running> {
 }
 
 /** Stops the daemon (it stops its instances) and waits until it has exited. */
-async function stop(d: Running): Promise<void> {
-  const alive = () => {
-    try {
-      process.kill(d.pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (alive()) process.kill(d.pid, 'SIGTERM');
-  for (const end = Date.now() + 20_000; alive() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
-}
+const stop = (d: Running) => stopDaemonProcess(d.pid);
 
 const api = async (d: Running, method: string, path: string, body?: unknown) => {
   const r = await fetch(d.url + path, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${d.token}` }, body: body === undefined ? undefined : JSON.stringify(body) });

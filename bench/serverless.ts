@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { c as tarCreate } from 'tar';
 import { Pool, request } from 'undici';
-import { benchLogin, median, ms, percentile, processCpuMs, ratio, startDaemonProcess, type Row } from './lib.js';
+import { benchLogin, median, ms, percentile, processCpuMs, ratio, startDaemonProcess, type Row, stopDaemonProcess } from './lib.js';
 
 /** Answers every request with its own port; no logging, so the bench measures the path, not stdout. */
 const SERVER_JS = `const http = require('node:http');
@@ -44,18 +44,7 @@ async function start(env: Record<string, string> = {}): Promise<Running> {
 }
 
 /** Stops the daemon (it stops its instances) and waits until it has exited. */
-async function stop(d: Running): Promise<void> {
-  const alive = () => {
-    try {
-      process.kill(d.pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (alive()) process.kill(d.pid, 'SIGTERM');
-  for (const end = Date.now() + 20_000; alive() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
-}
+const stop = (d: Running) => stopDaemonProcess(d.pid);
 
 async function api(d: Running, method: string, path: string, body?: unknown): Promise<any> {
   const r = await fetch(`${d.url}/v1/projects/${d.project.id}/services${path}`, {
