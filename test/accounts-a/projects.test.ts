@@ -206,14 +206,14 @@ describe('quota and platform limits', () => {
     const r = await d.api('GET', path, { token: c.member.token });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ project_id: c.project.id, project_slug: expect.any(String) });
-    expect(r.body.quotas).toEqual(DEFAULT_QUOTAS.map((q) => ({ resource: q.resource, unit: q.unit, limit: q.value, used: 0, source: 'none' })));
+    expect(r.body.quotas).toEqual(DEFAULT_QUOTAS.map((q) => ({ resource: q.resource, unit: q.unit, limit: q.value, used: 0, source: ['instances', 'services'].includes(q.resource) ? 'serverless' : 'none' })));
     const hook = (id: string) => ({ source: 'agents', used: id === c.project.id ? { instances: 3, cpu_limits: 4.5 } : {} });
     d.app.ctx.hooks.quotaUsage.push(hook);
     try {
       const live = (await d.api('GET', path, { token: c.sa.token })).body.quotas;
-      expect(live.find((q: { resource: string }) => q.resource === 'instances')).toMatchObject({ used: 3, limit: 50, source: 'agents' });
+      expect(live.find((q: { resource: string }) => q.resource === 'instances')).toMatchObject({ used: 3, limit: 50, source: 'serverless,agents' });
       expect(live.find((q: { resource: string }) => q.resource === 'cpu_limits')).toMatchObject({ used: 4.5, limit: 20 });
-      expect(live.find((q: { resource: string }) => q.resource === 'services')).toMatchObject({ used: 0, source: 'none' });
+      expect(live.find((q: { resource: string }) => q.resource === 'services')).toMatchObject({ used: 0, source: 'serverless' });
     } finally {
       d.app.ctx.hooks.quotaUsage.pop();
     }
