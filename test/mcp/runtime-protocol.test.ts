@@ -19,6 +19,7 @@ beforeAll(async () => {
     echo: `@tool\ndef echo(text: str, credentials=None):\n    return text\n`,
     nan: `@tool\ndef nan():\n    return {"x": float("nan")}\n`,
     kinds: `import enum\nfrom typing import Optional\n\nclass Size(enum.Enum):\n    S = "s"\n    L = "l"\n\n@tool\ndef kinds(size: Size, pair: tuple[int, int], tags: Optional[set[str]] = None, size2: Size = Size.L):\n    return [repr(size), type(pair).__name__, sorted(tags) if tags is not None else None, type(tags).__name__, size2.value]\n`,
+    place: `import dataclasses, enum\nfrom typing import Optional\n\nclass Size(enum.Enum):\n    S = "s"\n    L = "l"\n\n@dataclasses.dataclass\nclass Spot:\n    city: str\n    size: Size = Size.L\n    at: tuple[float, float] = (0.0, 0.0)\n\n@tool\ndef place(spot: Spot, near: Optional[Spot] = None):\n    return [type(spot).__name__, spot.city, spot.size.value, type(spot.at).__name__, near.city if near else None]\n`,
   });
   s = await serve(dir, { MCP_REQUEST_TIMEOUT_SECONDS: '1' });
 });
@@ -43,7 +44,7 @@ describe('the official MCP TypeScript SDK', () => {
       expect(client.getServerVersion()).toEqual({ name: 'test-server', version: '7' });
       expect(client.getServerCapabilities()).toMatchObject({ tools: {} });
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual(['add', 'boom', 'echo', 'kinds', 'nan', 'sleepy', 'weather']);
+      expect(tools.map((t) => t.name)).toEqual(['add', 'boom', 'echo', 'kinds', 'nan', 'place', 'sleepy', 'weather']);
       expect(tools[0]).toEqual({
         name: 'add',
         description: 'Adds two integers.',
@@ -78,7 +79,7 @@ describe('raw JSON-RPC', () => {
     expect(r.headers.get('mcp-session-id')).toBeNull();
     expect(r.json).toEqual({ jsonrpc: '2.0', id: 'x-1', result: { content: [{ type: 'text', text: '3' }], isError: false } });
     const list = await s.post({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
-    expect(list.json.result.tools.map((t: { name: string }) => t.name)).toEqual(['add', 'boom', 'echo', 'kinds', 'nan', 'sleepy', 'weather']);
+    expect(list.json.result.tools.map((t: { name: string }) => t.name)).toEqual(['add', 'boom', 'echo', 'kinds', 'nan', 'place', 'sleepy', 'weather']);
   });
 
   it('initialize answers the asked version when supported, else the latest', async () => {
@@ -131,6 +132,10 @@ describe('raw JSON-RPC', () => {
     expect(enumBad.json.result.content[0].text).toBe('invalid arguments for tool weather: units: must be one of "c", "f"');
     const kinds = await s.post(callBody('kinds', { size: 's', pair: [1, 2], tags: ['b', 'a', 'b'] }));
     expect(JSON.parse(kinds.json.result.content[0].text)).toEqual(["<Size.S: 's'>", 'tuple', ['a', 'b'], 'set', 'l']);
+    const place = await s.post(callBody('place', { spot: { city: 'Oslo', size: 's', at: [59.9, 10.7] }, near: { city: 'Bergen' } }));
+    expect(JSON.parse(place.json.result.content[0].text)).toEqual(['Spot', 'Oslo', 's', 'tuple', 'Bergen']);
+    const placeBad = await s.post(callBody('place', { spot: { size: 's' } }));
+    expect(placeBad.json.result).toMatchObject({ isError: true, content: [{ text: 'invalid arguments for tool place: spot: missing required argument: city' }] });
     const nan = await s.post(callBody('nan'));
     expect(nan.json.result).toEqual({ content: [{ type: 'text', text: 'the tool returned a value that is not JSON: Out of range float values are not JSON compliant' }], isError: true });
     const parse = await s.post('{not json');

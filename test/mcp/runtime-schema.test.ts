@@ -8,6 +8,7 @@ import { check, removeDir, versionDir } from './runtime-helpers.js';
  * and docstring (FastMCP style) and writes the MCP tool list to .platform/manifest.json.
  */
 const SIGNATURES = `
+import dataclasses
 import enum
 from typing import Annotated, Any, Literal, Optional, Sequence, Mapping, TypedDict, Union
 from platform_mcp import tool
@@ -68,6 +69,16 @@ def abstract(seq: Sequence[int], m: Mapping[str, bool], plain: Optional[Sequence
 def typed_dicts(box: Box, extra: dict[str, Point] | None = None):
     pass
 
+@dataclasses.dataclass
+class Place:
+    city: str
+    size: Color = Color.RED
+    tags: list[str] = dataclasses.field(default_factory=list)
+
+@tool
+def dataclass_args(place: Place, other: Optional[Place] = None):
+    pass
+
 @tool(name="renamed", description="Explicit description wins.")
 def original(q: str):
     """Docstring that loses."""
@@ -95,7 +106,7 @@ afterAll(() => removeDir(dir));
 
 describe('schema derivation', () => {
   it('lists every decorated function in order, one module exposing one tool under its module name', () => {
-    expect(Object.keys(tools)).toEqual(['bare', 'explicit', 'scalars', 'containers', 'optionals', 'literals', 'untyped', 'documented', 'abstract', 'typed_dicts', 'renamed', 'single']);
+    expect(Object.keys(tools)).toEqual(['bare', 'explicit', 'scalars', 'containers', 'optionals', 'literals', 'untyped', 'documented', 'abstract', 'typed_dicts', 'dataclass_args', 'renamed', 'single']);
     expect(tools.single).toMatchObject({ module: 'single', description: 'Single tool takes the module name.' });
     expect(tools.bare.inputSchema).toEqual({ type: 'object', properties: { x: { type: 'string' } }, required: ['x'] });
   });
@@ -154,6 +165,21 @@ describe('schema derivation', () => {
         },
       },
       ['box'],
+    ],
+    [
+      'dataclass_args',
+      {
+        place: {
+          type: 'object',
+          properties: { city: { type: 'string' }, size: { enum: ['red', 'blue'] }, tags: { type: 'array', items: { type: 'string' } } },
+          required: ['city'],
+        },
+        other: {
+          anyOf: [{ type: 'object', properties: { city: { type: 'string' }, size: { enum: ['red', 'blue'] }, tags: { type: 'array', items: { type: 'string' } } }, required: ['city'] }, { type: 'null' }],
+          default: null,
+        },
+      },
+      ['place'],
     ],
   ])('%s', (name, properties, required) => {
     expect(tools[name].inputSchema).toEqual({ type: 'object', properties, required });

@@ -16,6 +16,7 @@ Every request needs X-Platform-Instance-Secret (403); /mcp also needs the server
 """
 import builtins
 import collections.abc
+import dataclasses
 import enum
 import hmac
 import importlib
@@ -81,6 +82,14 @@ def type_schema(hint):
         return {"type": _SCALARS[hint]}
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
         return {"enum": [m.value for m in hint]}
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        fields = typing.get_type_hints(hint, include_extras=True)
+        own = [f for f in dataclasses.fields(hint) if f.init]
+        schema = {"type": "object", "properties": {f.name: type_schema(fields.get(f.name, inspect.Parameter.empty)) for f in own}}
+        required = [f.name for f in own if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+        if required:
+            schema["required"] = required
+        return schema
     if typing.is_typeddict(hint):
         fields = typing.get_type_hints(hint)
         schema = {"type": "object", "properties": {k: type_schema(v) for k, v in fields.items()}}
@@ -192,6 +201,14 @@ def _converter(hint):
         return (lambda v: None if v is None else conv(v)) if conv else None
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
         return hint
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        # A JSON object becomes the dataclass, its own fields converted the same way.
+        inner = {}
+        for name, field_hint in typing.get_type_hints(hint, include_extras=True).items():
+            conv = _converter(field_hint)
+            if conv is not None:
+                inner[name] = conv
+        return lambda v: hint(**{k: inner[k](x) if k in inner else x for k, x in v.items()})
     for kind in (tuple, set, frozenset):
         if hint is kind or origin is kind:
             return kind
@@ -532,7 +549,7 @@ def validate(value, schema, where):
     if isinstance(value, dict):
         for name in schema.get("required") or []:
             if name not in value:
-                return "%s: missing required argument %s" % (where, name) if where != "arguments" else "missing required argument: %s" % name
+                return "%s: missing required argument: %s" % (where, name) if where != "arguments" else "missing required argument: %s" % name
         props = schema.get("properties") or {}
         for name, sub in props.items():
             if name in value:
