@@ -5,7 +5,6 @@
  * locally built base image exist, and say why when not.
  */
 import Database from 'better-sqlite3';
-import Docker from 'dockerode';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -15,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { request } from 'undici';
 import { resolvePython, runtimeCommand } from '../src/daemon/runtimes/index.js';
-import { BENCH_ADMIN as ADMIN, median, ms, percentile, ratio, startDaemonProcess, type Row } from './lib.js';
+import { BENCH_ADMIN as ADMIN, median, ms, percentile, ratio, startDaemonProcess, type Row, dockerSkipReason } from './lib.js';
 
 const root = join(import.meta.dirname, '..');
 const FIXTURES = join(root, 'test', 'shims', 'fixtures');
@@ -219,11 +218,7 @@ export async function agentsBench(): Promise<Row[]> {
   }
 
   const image = process.env.PLATFORM_DOCKER_IMAGE_PYTHON || 'platform-python:local';
-  const docker = new Docker();
-  const why = await docker.ping().then(
-    () => docker.getImage(image).inspect().then(() => '', () => `base image ${image} missing (scripts/build-base-images.sh)`),
-    () => 'no Docker engine answers',
-  );
+  const why = await dockerSkipReason(image);
   if (why) {
     rows.push({ bench: 'agents', metric: 'docker driver', value: `SKIPPED: ${why}` });
     return rows;

@@ -1,4 +1,5 @@
 /** Shared helpers for benchmarks: timing, percentiles, a spawned daemon and the table every bench prints. */
+import Docker from 'dockerode';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -111,4 +112,13 @@ export async function stopDaemonProcess(pid: number): Promise<void> {
   };
   if (alive()) process.kill(pid, 'SIGTERM');
   for (const end = Date.now() + 20_000; alive() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** Why a docker row cannot run (no engine, or the locally built base image is missing); '' when it can. */
+export async function dockerSkipReason(image: string): Promise<string> {
+  const docker = new Docker();
+  return docker.ping().then(
+    () => docker.getImage(image).inspect().then(() => '', () => `base image ${image} missing (scripts/build-base-images.sh)`),
+    () => 'no Docker engine answers',
+  );
 }

@@ -5,14 +5,13 @@
  * locally built python base image exist, and says why when not.
  */
 import Database from 'better-sqlite3';
-import Docker from 'dockerode';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { open } from '../src/daemon/crypto/sealed.js';
-import { benchLogin, median, ms, percentile, ratio, samples, startDaemonProcess, type Row, stopDaemonProcess } from './lib.js';
+import { benchLogin, median, ms, percentile, ratio, samples, startDaemonProcess, type Row, stopDaemonProcess, dockerSkipReason } from './lib.js';
 
 const ADD = `from platform_mcp import tool
 
@@ -132,11 +131,7 @@ export async function mcpBench(): Promise<Row[]> {
     rmSync(d.home, { recursive: true, force: true });
   }
   const image = process.env.PLATFORM_DOCKER_IMAGE_PYTHON || 'platform-python:local';
-  const docker = new Docker();
-  const why = await docker.ping().then(
-    () => docker.getImage(image).inspect().then(() => '', () => `base image ${image} missing (scripts/build-base-images.sh)`),
-    () => 'no Docker engine answers',
-  );
+  const why = await dockerSkipReason(image);
   if (why) {
     rows.push({ bench: 'mcp', metric: 'publish-to-ready, docker driver', value: `SKIPPED: ${why}` });
     return rows;

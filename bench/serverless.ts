@@ -6,13 +6,12 @@
  * instance to call directly. The docker rows run when an engine and the node base image exist,
  * and say why when not.
  */
-import Docker from 'dockerode';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { c as tarCreate } from 'tar';
 import { Pool, request } from 'undici';
-import { benchLogin, median, ms, percentile, processCpuMs, ratio, startDaemonProcess, type Row, stopDaemonProcess } from './lib.js';
+import { benchLogin, median, ms, percentile, processCpuMs, ratio, startDaemonProcess, type Row, stopDaemonProcess, dockerSkipReason } from './lib.js';
 
 /** Answers every request with its own port; no logging, so the bench measures the path, not stdout. */
 const SERVER_JS = `const http = require('node:http');
@@ -228,11 +227,7 @@ async function processRows(): Promise<Row[]> {
 
 async function dockerRows(): Promise<Row[]> {
   const image = process.env.PLATFORM_DOCKER_IMAGE_NODE || 'platform-node:local';
-  const docker = new Docker();
-  const why = await docker.ping().then(
-    () => docker.getImage(image).inspect().then(() => '', () => `base image ${image} missing (scripts/build-base-images.sh)`),
-    () => 'no Docker engine answers',
-  );
+  const why = await dockerSkipReason(image);
   if (why) return [{ bench: 'serverless', metric: 'cold start and create-to-ready, docker', value: `SKIPPED: ${why}` }];
   const rows: Row[] = [];
   const d = await start({ PLATFORM_DRIVER: 'docker' });

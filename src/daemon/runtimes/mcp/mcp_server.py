@@ -788,24 +788,11 @@ def encode(value):
 # HTTP
 
 
-def linger(sock):
-    """Half-closes and drains so a refused body does not reset the response."""
-    try:
-        sock.shutdown(socket.SHUT_WR)
-        sock.settimeout(2.0)
-        left = 64 * 1024 * 1024
-        while left > 0:
-            chunk = sock.recv(min(65536, left))
-            if not chunk:
-                break
-            left -= len(chunk)
-    except OSError:
-        pass
-
-
 def http_handler():
     """The request handler class; http.server is imported here, so --check does not pay for it."""
     from http.server import BaseHTTPRequestHandler
+
+    import platform_http  # beside this file: the function shim's helpers (linger, environ scrubbing)
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -837,7 +824,7 @@ def http_handler():
                 self._headers_buffer.append(body)
             self.flush_headers()
             if close:
-                linger(self.connection)
+                platform_http.linger(self)
 
         def fail(self, status, message, headers=(), close=False, code=-32000):
             body = encode(rpc_error(None, code, message)) if self.path_only() == "/mcp" else encode({"error": message})
