@@ -9,7 +9,8 @@ import { ApiError } from '../../http/errors.js';
 import { createWorkloadKey } from '../auth/keys.js';
 import { BuildLog } from '../../runtime/build-log.js';
 import { BuildQueue } from '../../runtime/build-queue.js';
-import { BuildFailure, type Driver } from '../../runtime/driver.js';
+import { runBuildStep } from '../../runtime/build-step.js';
+import type { Driver } from '../../runtime/driver.js';
 import { ProcessDriver } from '../../runtime/process-driver.js';
 import { DockerDriver } from '../../runtime/docker-driver.js';
 import { sharedPorts, type PortAllocator } from '../../runtime/ports.js';
@@ -174,35 +175,17 @@ export class AgentRuntime {
     const build = agentStore.build(db, buildId)!;
     const agent = agentStore.byId(db, build.agent_id);
     if (!agent) return undefined;
-    const abort = new AbortController();
-    this.aborts.set(buildId, abort);
-    let timedOut: string | undefined;
-    const limit = setTimeout(() => {
-      timedOut = `build exceeded the time limit of ${Math.round(this.ctx.config.workloads.buildTimeoutMs / 1000)} s`;
-      log.append(`\n${timedOut}\n`);
-      abort.abort();
-    }, this.ctx.config.workloads.buildTimeoutMs);
     const files = agentStore.files(db, agent.id);
     const short = projectShort(db, agent.project_id);
     const digest = createHash('sha256');
     digest.update(`${agent.framework}\0${agent.runtime ?? ''}\0`);
     for (const f of files) digest.update(`${f.path}\0${f.content.length}\0`).update(f.content);
     const image = `local/${short}/${agent.name}@sha256:${digest.digest('hex')}`;
-    let artifact: string | undefined;
-    let failure: BuildFailure | undefined;
-    try {
-      log.append(`build ${buildId} for ${agent.name} (${agent.framework}${agent.runtime ? `/${agent.runtime}` : ''}) on the ${this.driver.name} driver\n`);
-      const spec = { agentId: agent.id, revision: buildId, image, framework: agent.framework, runtime: agent.runtime ?? undefined, files, pip: this.ctx.config.workloads.pip };
-      artifact = (await this.driver.build(spec, (c) => log.append(c), abort.signal)).ref;
-      if (abort.signal.aborted) throw new BuildFailure('');
-    } catch (e) {
-      failure = e instanceof BuildFailure ? e : new BuildFailure(`${(e as Error).message}\n`);
-      if (timedOut) failure = new BuildFailure(failure.output, timedOut);
-      log.append(failure.output);
-    } finally {
-      clearTimeout(limit);
-      this.aborts.delete(buildId);
-    }
+    log.append(`build ${buildId} for ${agent.name} (${agent.framework}${agent.runtime ? `/${agent.runtime}` : ''}) on the ${this.driver.name} driver\n`);
+    const spec = { agentId: agent.id, revision: buildId, image, framework: agent.framework, runtime: agent.runtime ?? undefined, files, pip: this.ctx.config.workloads.pip };
+    const step = await runBuildStep(this.driver, spec, log, { buildId, timeoutMs: this.ctx.config.workloads.buildTimeoutMs, aborts: this.aborts });
+    const artifact = step.artifact?.ref;
+    const failure = step.failure;
     return tx(db, () => {
       const current = agentStore.byId(db, agent.id);
       if (!current || agentStore.build(db, buildId)?.state !== 'running') return undefined;

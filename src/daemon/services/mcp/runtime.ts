@@ -7,7 +7,8 @@ import { ApiError } from '../../http/errors.js';
 import { tx } from '../../store/db.js';
 import { BuildLog } from '../../runtime/build-log.js';
 import { BuildQueue } from '../../runtime/build-queue.js';
-import { BuildFailure, type Driver } from '../../runtime/driver.js';
+import { runBuildStep } from '../../runtime/build-step.js';
+import type { Driver } from '../../runtime/driver.js';
 import { DockerDriver } from '../../runtime/docker-driver.js';
 import { ProcessDriver } from '../../runtime/process-driver.js';
 import { sharedPorts } from '../../runtime/ports.js';
@@ -177,27 +178,9 @@ export class McpRuntime {
     ];
     const short = projectShort(this.ctx, server.project_id);
     const tag = `platform-mcp-${short}-${server.name}:v${version.version}`;
-    const abort = new AbortController();
-    this.aborts.set(buildId, abort);
-    let timedOut: string | undefined;
-    const limit = setTimeout(() => {
-      timedOut = `build exceeded the time limit of ${Math.round(config.workloads.buildTimeoutMs / 1000)} s`;
-      abort.abort();
-    }, config.workloads.buildTimeoutMs);
-    let artifact: { ref: string; digest?: string; reused?: boolean } | undefined;
-    let failure: BuildFailure | undefined;
-    try {
-      log.append(`build ${buildId}: MCP server ${server.name} version ${version.version} (${tools.length} tool${tools.length === 1 ? '' : 's'}) on the ${this.driver.name} driver\n`);
-      artifact = await this.driver.build({ agentId: server.id, revision: `v${version.version}`, image: tag, framework: 'mcp', files, pip: config.workloads.pip }, (c) => log.append(c), abort.signal);
-      if (abort.signal.aborted) throw new BuildFailure('');
-    } catch (e) {
-      failure = e instanceof BuildFailure ? e : new BuildFailure(`${(e as Error).message}\n`);
-      if (timedOut) failure = new BuildFailure(failure.output, timedOut);
-      log.append(failure.output);
-    } finally {
-      clearTimeout(limit);
-      this.aborts.delete(buildId);
-    }
+    log.append(`build ${buildId}: MCP server ${server.name} version ${version.version} (${tools.length} tool${tools.length === 1 ? '' : 's'}) on the ${this.driver.name} driver\n`);
+    const spec = { agentId: server.id, revision: `v${version.version}`, image: tag, framework: 'mcp', files, pip: config.workloads.pip };
+    const { artifact, failure } = await runBuildStep(this.driver, spec, log, { buildId, timeoutMs: config.workloads.buildTimeoutMs, aborts: this.aborts });
     // A daemon stopping mid-build leaves the version building: the next start builds it again.
     if (this.stopped) return undefined;
     const output = log.text();
