@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import type { RevisionView, ServiceView } from '../api/serverless.js';
+import { secretEnvName, type RevisionView, type ServiceView } from '../api/serverless.js';
 import type { ApiClient } from '../client/api-client.js';
 import { requestedSummary, shortImage, splitSummary, waitForService, type ServiceRef } from '../client/services.js';
 import { startSpinner } from './spinner.js';
@@ -57,7 +57,7 @@ export function serviceFields(s: ServiceView): Record<string, unknown> {
     port: s.ports[0] ? `${s.ports[0].container_port} (${s.ports[0].name})` : undefined,
     timeout: `${s.timeout_seconds} s`,
     env: Object.keys(s.env).length ? Object.keys(s.env).join(', ') : undefined,
-    secret_env: s.env_from.length ? s.env_from.map((e) => `${e.env_name ?? e.secret_name ?? e.config_map_name} <- ${e.secret_name ?? e.config_map_name}${e.optional ? ' (optional)' : ''}`).join(', ') : undefined,
+    secret_env: s.env_from.length ? s.env_from.map((e) => `${e.secret_name ? secretEnvName(e) : e.config_map_name} <- ${e.secret_name ?? e.config_map_name}${e.optional ? ' (optional)' : ''}`).join(', ') : undefined,
     generation: s.generation === s.observed_generation ? s.generation : `${s.generation} (applied: ${s.observed_generation})`,
     created_at: s.created_at,
   };

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import {
+  SERVER_ENTRIES,
   SOURCE_IMAGE_PREFIX,
   serverlessRoutes,
   type RevisionView,
@@ -219,13 +220,6 @@ export function requestedSummary(s: Pick<ServiceView, 'traffic'>): string {
 
 // ---- source folders (`platform services deploy DIR`) ----
 
-/** The entry point a folder's own server starts from, per runtime (as the data plane looks for them). */
-const SERVER_ENTRIES: { runtime: string; looksFor: string; found: (names: string[]) => string | undefined }[] = [
-  { runtime: 'go', looksFor: 'go.mod or a .go file', found: (n) => (n.includes('go.mod') ? 'go.mod' : n.find((f) => f.endsWith('.go') && !f.endsWith('_test.go'))) },
-  { runtime: 'nodejs', looksFor: 'package.json or index.js', found: (n) => ['package.json', 'index.js'].find((f) => n.includes(f)) },
-  { runtime: 'python', looksFor: 'main.py', found: (n) => (n.includes('main.py') ? 'main.py' : undefined) },
-  { runtime: 'ruby', looksFor: 'app.rb', found: (n) => (n.includes('app.rb') ? 'app.rb' : undefined) },
-];
 export const SOURCE_RUNTIMES = SERVER_ENTRIES.map((e) => e.runtime);
 
 /**

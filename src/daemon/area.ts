@@ -28,6 +28,11 @@ export interface Hooks {
   /** Agent names per project visible in user views (spec 1 §2.4), and unowned agents. */
   agentNames: Array<(projectIds: string[]) => string[]>;
   unownedAgents: Array<() => string[]>;
+  /**
+   * Who holds a workload name in a project ("serverless service web"), for the areas whose names
+   * share the public address <name>-<short>.apps…; undefined when that area does not use it.
+   */
+  nameInUse: Array<(projectId: string, name: string) => string | undefined>;
   /** Live use of a project's quota resources (spec 1 §8.3 names, e.g. instances, cpu_limits), by area. */
   quotaUsage: Array<(projectId: string) => { source: string; used: Partial<Record<string, number>> }>;
   /**
@@ -82,7 +87,7 @@ export interface AgentSecretsHook {
   ): { revisionRolled: boolean; afterCommit?: () => Promise<void> };
 }
 
-export const emptyHooks = (): Hooks => ({ projectDependents: [], agentNames: [], unownedAgents: [], quotaUsage: [], hostRoutes: [], pathRoutes: [], healthDependencies: [] });
+export const emptyHooks = (): Hooks => ({ projectDependents: [], agentNames: [], unownedAgents: [], nameInUse: [], quotaUsage: [], hostRoutes: [], pathRoutes: [], healthDependencies: [] });
 
 /**
  * One area of the daemon (spec sections map to areas). The registry applies migrations, lets each

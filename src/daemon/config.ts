@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { VECTOR_LIMITS, type VectorSettings } from '../api/vector.js';
+import { LOG_TAIL_DEFAULT, LOG_TAIL_MAX } from '../api/serverless.js';
 import type { RateLimitConfig } from './http/rate-limit.js';
 import { isolationModeFromEnv, type IsolationMode } from './runtime/sandbox.js';
 import { cacheConfig, type CacheConfig } from './services/cache/config.js';
@@ -102,6 +103,8 @@ export interface WorkloadConfig {
   maxUploadBytes: number;
   /** LOG_RETENTION: persisted agent logs (14 days). */
   logRetentionMs: number;
+  /** LOG_TAIL_LINES: a serverless log read's default tail (spec 2 §8: 500, at most 10000). */
+  logTailLines: number;
   /** Base image per runtime for the docker driver. */
   dockerImages: Record<'python' | 'nodejs' | 'go' | 'ruby', string>;
   /** Python installs: PLATFORM_PIP_FIND_LINKS builds offline from a folder of wheels (pip --find-links DIR --no-index). */
@@ -132,6 +135,7 @@ export function workloadConfigFromEnv(env: NodeJS.ProcessEnv): WorkloadConfig {
     portMax: num(env.PLATFORM_WORKLOAD_PORT_MAX, 29999),
     maxUploadBytes: num(env.MAX_UPLOAD_BYTES, 101 * 1024 * 1024),
     logRetentionMs: duration(env.LOG_RETENTION, 14 * 86_400_000),
+    logTailLines: Math.min(LOG_TAIL_MAX, Math.max(1, num(env.LOG_TAIL_LINES, LOG_TAIL_DEFAULT))),
     dockerImages: {
       python: env.PLATFORM_DOCKER_IMAGE_PYTHON || 'python:3.12-slim',
       nodejs: env.PLATFORM_DOCKER_IMAGE_NODEJS || 'node:22-slim',

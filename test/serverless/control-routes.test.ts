@@ -5,6 +5,8 @@ import { controlEnv, serviceId, type ControlEnv } from './control-helpers.js';
 let e: ControlEnv;
 beforeAll(async () => {
   e = await controlEnv();
+  // These tests make more revisions than the default Services quota admits (control-quota.test.ts tests it).
+  e.d.db.prepare(`UPDATE acct_project_quotas SET value = 0 WHERE resource = 'services'`).run();
 });
 afterAll(() => e.d.close());
 

@@ -6,6 +6,7 @@
  * and calls the user's code (spec 1 §4.13, §6.1, §4.12 invoke). The drivers run what this
  * module describes; they never need to know a runtime's details.
  */
+import { SERVER_ENTRIES } from '../../api/serverless.js';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
@@ -251,12 +252,8 @@ export function runtimeAvailable(runtime: Runtime): Promise<{ ok: boolean; reaso
  * a Gemfile, looked for in that order; undefined when none matches.
  */
 export function detectServerRuntime(paths: string[]): Runtime | undefined {
-  const top = new Set(paths.filter((p) => !p.includes('/')));
-  if (top.has('go.mod') || [...top].some((p) => p.endsWith('.go'))) return 'go';
-  if (top.has('package.json') || top.has('index.js')) return 'nodejs';
-  if (top.has('main.py') || top.has('requirements.txt')) return 'python';
-  if (top.has('app.rb') || top.has('Gemfile')) return 'ruby';
-  return undefined;
+  const top = paths.filter((p) => !p.includes('/'));
+  return SERVER_ENTRIES.find((e) => e.found(top))?.runtime;
 }
 
 /**

@@ -6,6 +6,7 @@ import { isoNow } from '../../clock.js';
 import type { Db } from '../../store/db.js';
 import { tx } from '../../store/db.js';
 import { ApiError } from '../../http/errors.js';
+import { quotaLimit, quotaUsed } from '../accounts/quota-use.js';
 import { createWorkloadKey } from '../auth/keys.js';
 import { BuildLog } from '../../runtime/build-log.js';
 import { BuildQueue } from '../../runtime/build-queue.js';
@@ -31,10 +32,6 @@ const INSTANCE_SIZES = {
   large: { cpus: 2, memoryBytes: 2 * 1024 ** 3 },
   xlarge: { cpus: 4, memoryBytes: 4 * 1024 ** 3 },
 } as const;
-
-const quota = (db: Db, projectId: string, resource: string): number =>
-  (db.prepare('SELECT value FROM acct_project_quotas WHERE project_id = ? AND resource = ?').get(projectId, resource) as { value: number } | undefined)
-    ?.value ?? 0;
 
 const projectShort = (db: Db, projectId: string) => (db.prepare('SELECT short FROM acct_projects WHERE id = ?').get(projectId) as { short: string }).short;
 
@@ -222,14 +219,16 @@ export class AgentRuntime {
     const deadline = Date.now() + this.ctx.config.workloads.deployTimeoutMs;
     let agent = agentStore.byId(db, agentId);
     while (agent && !this.stopped) {
-      const limit = quota(db, agent.project_id, 'services');
-      const others = (
+      const limit = quotaLimit(this.ctx, agent.project_id, 'services');
+      // Serverless revisions fill the same Services quota (spec 1 §8.3).
+      const elsewhere = quotaUsed(this.ctx, agent.project_id, 'services', ['agents']);
+      const others = elsewhere + (
         db.prepare(`SELECT COUNT(*) AS n FROM agents_agents WHERE project_id = ? AND id != ? AND state IN ('ready','deploying') AND latest_revision IS NOT NULL`).get(agent.project_id, agentId) as {
           n: number;
         }
       ).n;
       if (!limit || others + 1 <= limit) break;
-      const message = `project at its service limit: ${others} of ${limit} services used; the revision will serve when one is freed`;
+      const message = `project at its service limit: ${others} of ${limit} services used (an agent or function holds one, every serverless revision two); the revision will serve when one is freed`;
       if (Date.now() > deadline) {
         failRevision(this.ctx, agentId, agent.latest_revision, message);
         return;
@@ -278,9 +277,11 @@ export class AgentRuntime {
     const agent = agentStore.byId(db, agentId);
     const rev = agent && revision ? agentStore.revisionByName(db, agentId, revision) : undefined;
     if (!agent || !rev) throw new ApiError(503, 'the agent has no built revision yet');
-    const limit = quota(db, agent.project_id, 'instances');
-    if (limit && this.runningIn(agent.project_id) >= limit) {
-      throw new ApiError(503, `project at its running-instance limit: ${this.runningIn(agent.project_id)} of ${limit} instances in use`, { 'Retry-After': '5' });
+    const limit = quotaLimit(this.ctx, agent.project_id, 'instances');
+    // Every area's running instances fill the same quota (serverless, MCP).
+    const running = limit ? quotaUsed(this.ctx, agent.project_id, 'instances') : 0;
+    if (limit && running >= limit) {
+      throw new ApiError(503, `project at its running-instance limit: ${running} of ${limit} instances in use`, { 'Retry-After': '5' });
     }
     const size = INSTANCE_SIZES[(JSON.parse(rev.config) as AgentConfig).instance_size ?? 'medium'];
     return { revision: rev.name, artifact: rev.artifact!, framework: agent.framework, runtime: agent.runtime ?? undefined, env: this.workloadEnv(agent, rev), limits: size };

@@ -37,6 +37,12 @@ export function createAgentsArea(): Area {
         const n = agentStore.countInProject(ctx.db, projectId);
         return n ? `${n} agent${n === 1 ? '' : 's'}` : undefined;
       });
+      // Spec 1 §8.3: every agent or function holds one Services entry; its running instances count.
+      ctx.hooks.quotaUsage.push((projectId) => ({ source: 'agents', used: { services: agentStore.countInProject(ctx.db, projectId), instances: rt!.runningIn(projectId) } }));
+      ctx.hooks.nameInUse.push((projectId, name) => {
+        const a = agentStore.byName(ctx.db, projectId, name);
+        return a ? `${a.kind} ${name}` : undefined;
+      });
       ctx.hooks.agentNames.push((ids) => agentStore.namesIn(ctx.db, ids));
       ctx.hooks.unownedAgents.push(() => agentStore.unowned(ctx.db));
       ctx.hooks.hostRoutes.push({ matches: (host) => parsePublicHost(host) !== undefined, serve: (c) => servePublic(d, c) });

@@ -14,6 +14,8 @@ import { ownedAgent, requireOwner, resolveProject } from './access.js';
 import { applySetRemove, checkEnvNames, checkKeys, checkSetRemove } from './env-rules.js';
 import type { AgentRuntime } from './lifecycle.js';
 import { rollRevision } from './revisions.js';
+import { nameTaken } from '../../names-in-use.js';
+import { servicesRefusal } from '../accounts/quota-use.js';
 import { agentStore, type AgentRow, type BuildRow } from './store.js';
 import { safeRelativePath, type SourceFile } from './unpack.js';
 import { agentView, revisionView } from './view.js';
@@ -70,13 +72,16 @@ function claimBuildSlot(d: Deps, agent: AgentRow): string | undefined {
   return active.id;
 }
 
-/** Service quota at deploy time: a new name needs a free Services slot (spec 1 §8.3). */
-function checkServiceQuota(d: Deps, projectId: string, name: string): void {
-  const row = d.ctx.db.prepare(`SELECT value FROM acct_project_quotas WHERE project_id = ? AND resource = 'services'`).get(projectId) as { value: number } | undefined;
-  const limit = row?.value ?? 0;
-  if (!limit) return;
-  const used = agentStore.countInProject(d.ctx.db, projectId, name);
-  if (used >= limit) throw conflict(`project at its service limit: ${used} of ${limit} services used; delete an agent or function to deploy another`);
+/** Service quota at deploy time: a new name needs a free Services entry (spec 1 §8.3), whichever area holds the others. */
+function checkServiceQuota(d: Deps, projectId: string): void {
+  const refusal = servicesRefusal(d.ctx, projectId, 1);
+  if (refusal) throw conflict(`${refusal}; delete an agent, a function or a serverless service to deploy another`);
+}
+
+/** Agents and serverless services share the project's public names (<name>-<short>.apps…). */
+function checkNameFree(d: Deps, projectId: string, name: string): void {
+  const taken = nameTaken(d.ctx, projectId, name);
+  if (taken) throw conflict(`${name} is already the name of ${taken} in this project, and both would answer at the same address; choose another name`);
 }
 
 function newBuild(d: Deps, agentId: string, reason: BuildRow['reason']): string {
@@ -92,7 +97,10 @@ export function precheckDeploy(d: Deps, principal: Principal, name: string, proj
   if (d.ctx.config.secretsStore === 'off') throw new ApiError(503, 'the project secret store is not configured (PLATFORM_SECRETS_STORE=off); nothing was built');
   const existing = agentStore.byName(d.ctx.db, access.project.id, name);
   if (existing) requireOwner(access, principal, existing, name);
-  else checkServiceQuota(d, access.project.id, name);
+  else {
+    checkNameFree(d, access.project.id, name);
+    checkServiceQuota(d, access.project.id);
+  }
 }
 
 /** POST /v1/agents: create or redeploy by name from an uploaded archive (spec 1 §3, §4.12). */
@@ -118,7 +126,8 @@ export function deploy(
       superseded = claimBuildSlot(d, agent);
       agentStore.update(db, agent.id, { framework: form.framework, runtime: form.runtime ?? null, state: 'building', message: '', config: JSON.stringify(form.config) }, now);
     } else {
-      checkServiceQuota(d, projectId, form.name);
+      checkNameFree(d, projectId, form.name);
+      checkServiceQuota(d, projectId);
       agent = {
         id: newId(),
         project_id: projectId,

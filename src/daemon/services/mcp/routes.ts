@@ -25,6 +25,8 @@ export function createMcpArea(): Area {
       const d: svc.Deps = { ctx, rt };
       registerRoutes(r, d);
       ctx.hooks.pathRoutes.push({ matches: isMcpPath, serve: (c, internal) => serveEndpoint(d, c, internal) });
+      // Spec 1 §8.3: a running MCP instance counts like any other.
+      ctx.hooks.quotaUsage.push((projectId) => ({ source: 'mcp', used: { instances: mcpStore.instanceCount(ctx.db, projectId) } }));
       ctx.hooks.projectDependents.push((projectId) => {
         const n = mcpStore.countInProject(ctx.db, projectId);
         return n ? `${n} MCP server${n === 1 ? '' : 's'}` : undefined;

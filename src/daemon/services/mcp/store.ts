@@ -147,6 +147,8 @@ export const mcpStore = {
     db.prepare(`SELECT * FROM mcp_versions WHERE image_digest = ? AND artifact IS NOT NULL AND manifest IS NOT NULL LIMIT 1`).get(digest) as VersionRow | undefined,
 
   instances: (db: Db) => db.prepare('SELECT * FROM mcp_instances').all() as InstanceRow[],
+  instanceCount: (db: Db, projectId: string) =>
+    (db.prepare('SELECT COUNT(*) AS n FROM mcp_instances i JOIN mcp_servers s ON s.id = i.server_id WHERE s.project_id = ?').get(projectId) as { n: number }).n,
   insertInstance: (db: Db, r: InstanceRow) =>
     void db
       .prepare('INSERT OR REPLACE INTO mcp_instances (id, server_id, version, driver, pid, container, port, started_at) VALUES (@id, @server_id, @version, @driver, @pid, @container, @port, @started_at)')

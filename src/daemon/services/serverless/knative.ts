@@ -1,4 +1,5 @@
 import { stringify } from 'yaml';
+import { secretEnvName } from '../../../api/serverless.js';
 
 /**
  * A service as a Knative `serving.knative.dev/v1` Service manifest (spec 2 §4.3, the spec route),
@@ -84,7 +85,8 @@ const present = <T>(v: T | undefined | null): v is T => v !== undefined && v !==
  * reads the same key into its own variable through `secretKeyRef`.
  */
 export const k8sSecretName = (secret: string) => secret.toLowerCase().replace(/_/g, '-');
-export const secretVariable = (secret: string) => secret.toUpperCase().replace(/-/g, '_');
+/** The key a project secret's value has in its Kubernetes Secret: the variable it lands in by default. */
+export const secretVariable = (secret: string) => secretEnvName({ secret_name: secret });
 
 function envList(t: KnTemplate): Record<string, unknown>[] {
   const env = { ...(t.env ?? {}) };

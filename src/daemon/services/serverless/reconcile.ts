@@ -5,7 +5,7 @@ import { tx } from '../../store/db.js';
 import type { DataPlane, RevisionReport, ServiceDesired } from './plane.js';
 import { runTemplate } from './revisions.js';
 import { activeRoutes, derive, stampConditions } from './status.js';
-import { conditionsOf, serverlessStore as store, specOf, type ServiceRow } from './store.js';
+import { conditionsOf, QUOTA_REASON, serverlessStore as store, specOf, type ServiceRow } from './store.js';
 import { effectiveConcurrency, effectiveMaxScale } from './validate.js';
 import { publicUrl } from './view.js';
 
@@ -59,7 +59,9 @@ export class Reconciler {
     const revs = store.revisions(this.ctx.db, s.id);
     const routes = activeRoutes(spec, revs);
     // Revisions that may serve: those of the split and the newest, being readied.
-    const wanted = new Set([s.latest_created, ...routes.map((r) => r.revision)]);
+    // A revision the Services quota refused never runs.
+    const refused = revs.find((r) => r.name === s.latest_created)?.reason === QUOTA_REASON;
+    const wanted = new Set([...(refused ? [] : [s.latest_created]), ...routes.map((r) => r.revision)]);
     return {
       serviceId: s.id,
       projectId: s.project_id,

@@ -1,11 +1,11 @@
-import { PORT_DEFAULT, RESOURCES_DEFAULT, TIMEOUT_ENV } from '../../../api/serverless.js';
+import { PORT_DEFAULT, RESOURCES_DEFAULT, secretEnvName, TIMEOUT_ENV } from '../../../api/serverless.js';
 import { parseBytes } from '../../../api/quantity.js';
 import type { AreaContext } from '../../area.js';
 import { openText, sealText } from '../../crypto/sealed.js';
 import { badRequest, unavailable } from '../../http/errors.js';
 import type { RevisionTemplate } from './plane.js';
 import type { RevisionRow, ServiceRow, StoredSpec, Template } from './store.js';
-import { parseCpu, secretEnvName } from './validate.js';
+import { parseCpu } from './validate.js';
 
 /** Revisions are named <service>-<5-digit sequence> (spec 2 §9). */
 export const revisionName = (service: string, seq: number) => `${service}-${String(seq).padStart(5, '0')}`;

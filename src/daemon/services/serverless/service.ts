@@ -1,7 +1,6 @@
 import type { PageQuery } from '../../../api/common.js';
 import {
   IF_MATCH_HEADER,
-  LOG_TAIL_DEFAULT,
   LOG_TAIL_MAX,
   PORT_DEFAULT,
   RESOURCES_DEFAULT,
@@ -21,11 +20,13 @@ import { tx } from '../../store/db.js';
 import type { Principal } from '../auth/principal.js';
 import type { ProjectAccess } from '../accounts/access.js';
 import { accessProject } from '../accounts/projects.js';
+import { servicesRefusal } from '../accounts/quota-use.js';
+import { nameTaken } from '../../names-in-use.js';
 import { serviceManifest } from './knative.js';
 import type { DataPlane } from './plane.js';
 import { openSecretEnv, readEnvFrom, revisionName, sameValues, sealSecretEnv, templateOf } from './revisions.js';
 import { refresh } from './reconcile.js';
-import { serverlessStore as store, specOf, type RevisionRow, type ServiceRow, type StoredSpec, type Template } from './store.js';
+import { QUOTA_REASON, serverlessStore as store, specOf, type RevisionRow, type ServiceRow, type StoredSpec, type Template } from './store.js';
 import {
   checkEnv,
   checkEnvFrom,
@@ -109,6 +110,8 @@ export function create(d: Deps, principal: Principal, ref: string, body: Service
   };
   const exists = () => conflict(`service ${name} already exists in this project`);
   if (store.byName(db, projectId, name)) throw exists();
+  const taken = nameTaken(d.ctx, projectId, name);
+  if (taken) throw conflict(`${name} is already the name of ${taken} in this project, and both would answer at the same address; choose another name`);
   const secretEnv = readEnvFrom(d.ctx, projectId, spec.env_from);
   const id = newId();
   const now = isoNow(clock);
@@ -139,7 +142,13 @@ export function create(d: Deps, principal: Principal, ref: string, body: Service
   return new Reply(202, view(d, store.byId(db, id) ?? row, access.project.short), etag(row));
 }
 
+/**
+ * A new revision, inside the caller's transaction. Spec 1 §8.3: every revision holds two Services
+ * entries for good, and once the quota is full new revisions stop becoming ready: one that does not
+ * fit is recorded not_ready (QUOTA_REASON), never handed to the data plane, and holds nothing.
+ */
 function newRevision(d: Deps, s: ServiceRow, name: string, seq: number, spec: StoredSpec, secretEnv: Record<string, string>, now: string): RevisionRow {
+  const refusal = servicesRefusal(d.ctx, s.project_id, 2);
   return {
     service_id: s.id,
     name,
@@ -147,9 +156,9 @@ function newRevision(d: Deps, s: ServiceRow, name: string, seq: number, spec: St
     generation: s.generation,
     template: JSON.stringify(templateOf(spec)),
     secret_env: sealSecretEnv(d.ctx, s.id, name, secretEnv),
-    state: 'unknown',
-    reason: '',
-    message: '',
+    state: refusal ? 'not_ready' : 'unknown',
+    reason: refusal ? QUOTA_REASON : '',
+    message: refusal ? `${refusal}: this revision will not become ready; delete a service or an agent, then change the service again` : '',
     replicas: 0,
     ready_at: null,
     created_at: now,
@@ -328,8 +337,7 @@ export function spec(d: Deps, principal: Principal, ref: string, name: string) {
 }
 
 /** Spec 2 §8: tail 1 to 10000, default 500 (LOG_TAIL_LINES sets the default). */
-export function logOptions(query: { tail?: string; follow?: string }): { tail: number; follow: boolean } {
-  const fallback = Math.min(LOG_TAIL_MAX, Math.max(1, Number(process.env.LOG_TAIL_LINES) || LOG_TAIL_DEFAULT));
+export function logOptions(query: { tail?: string; follow?: string }, fallback: number): { tail: number; follow: boolean } {
   let tail = fallback;
   if (query.tail !== undefined) {
     tail = /^\d+$/.test(query.tail) ? Number(query.tail) : NaN;
@@ -342,6 +350,6 @@ export function logOptions(query: { tail?: string; follow?: string }): { tail: n
 export async function logs(d: Deps, principal: Principal, ref: string, name: string, query: { tail?: string; follow?: string }, res: import('node:http').ServerResponse) {
   const access = member(d, principal, ref);
   const s = serviceOr404(d, access.project.id, name);
-  const opts = logOptions(query);
+  const opts = logOptions(query, d.ctx.config.workloads.logTailLines);
   await d.plane.logs(s.id, opts, res);
 }

@@ -1,6 +1,6 @@
 import type { Condition, ConditionType, ServiceState } from '../../../api/serverless.js';
 import type { Route } from './plane.js';
-import type { RevisionRow, StoredSpec } from './store.js';
+import { QUOTA_REASON, type RevisionRow, type StoredSpec } from './store.js';
 
 /**
  * Conditions and the service state derived from what the data plane reported about each
@@ -21,7 +21,8 @@ export const latestReady = (revs: RevisionRow[]) => revs.find((r) => r.ready_at 
  * never takes traffic), or the newest one while none has ever been ready.
  */
 export function activeRoutes(spec: StoredSpec, revs: RevisionRow[]): Route[] {
-  const latest = latestReady(revs)?.name ?? revs[0]?.name;
+  // With none ready yet, the newest revision that may run (one the quota refused never does).
+  const latest = latestReady(revs)?.name ?? (revs.find((r) => r.reason !== QUOTA_REASON) ?? revs[0])?.name;
   return spec.traffic.map((t) => ({ revision: t.latest_revision ? latest! : t.revision_name!, percent: t.percent ?? 0, ...(t.tag !== undefined ? { tag: t.tag } : {}) }));
 }
 

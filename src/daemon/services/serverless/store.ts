@@ -57,6 +57,9 @@ export interface RevisionRow {
 export const specOf = (s: ServiceRow) => JSON.parse(s.spec) as StoredSpec;
 export const conditionsOf = (s: ServiceRow) => JSON.parse(s.conditions) as Condition[];
 
+/** The reason of a revision refused by the Services quota: it holds no entry and never runs. */
+export const QUOTA_REASON = 'ServiceQuotaExceeded';
+
 export const serverlessStore = {
   byName: (db: Db, projectId: string, name: string) =>
     stmt(db, 'SELECT * FROM svc_services WHERE project_id = ? AND name = ?').get(projectId, name) as ServiceRow | undefined,
@@ -67,7 +70,7 @@ export const serverlessStore = {
     stmt(db, 'SELECT * FROM svc_services WHERE project_id = ? ORDER BY name LIMIT ? OFFSET ?').all(projectId, limit, offset) as ServiceRow[],
   ids: (db: Db, projectId: string) => (stmt(db, 'SELECT id FROM svc_services WHERE project_id = ?').all(projectId) as Array<{ id: string }>).map((r) => r.id),
   revisionCount: (db: Db, projectId: string) =>
-    (stmt(db, 'SELECT COUNT(*) AS n FROM svc_revisions r JOIN svc_services s ON s.id = r.service_id WHERE s.project_id = ?').get(projectId) as { n: number }).n,
+    (stmt(db, 'SELECT COUNT(*) AS n FROM svc_revisions r JOIN svc_services s ON s.id = r.service_id WHERE s.project_id = ? AND r.reason != ?').get(projectId, QUOTA_REASON) as { n: number }).n,
   countInProject: (db: Db, projectId: string) =>
     (stmt(db, 'SELECT COUNT(*) AS n FROM svc_services WHERE project_id = ?').get(projectId) as { n: number }).n,
   insert(db: Db, s: ServiceRow): void {

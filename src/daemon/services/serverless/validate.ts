@@ -176,9 +176,3 @@ export function checkEnvFrom(list: Array<{ secret_name?: string; config_map_name
   });
 }
 
-/** The variable a secret lands in: env_name, else the secret name upper-cased with - as _ (prefixed _ when it starts with a digit). */
-export function secretEnvName(e: { secret_name?: string; env_name?: string }): string {
-  if (e.env_name) return e.env_name;
-  const n = e.secret_name!.toUpperCase().replace(/-/g, '_');
-  return /^[0-9]/.test(n) ? `_${n}` : n;
-}

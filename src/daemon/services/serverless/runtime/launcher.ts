@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { SERVER_ENTRIES } from '../../../../api/serverless.js';
 import type { WorkloadConfig } from '../../../config.js';
 import { loadDockerode } from '../../../lazy/modules.js';
 import { BuildFailure, type RunningInstance } from '../../../runtime/driver.js';
@@ -143,7 +144,7 @@ export class Launcher {
     }
     const runtime = detectServerRuntime(files.map((f) => f.path));
     if (!runtime) {
-      throw new LaunchFailure('BuildFailed', 'the folder has no server to start: add main.py (python), package.json or index.js (nodejs), go.mod and main.go (go) or app.rb (ruby)');
+      throw new LaunchFailure('BuildFailed', `the folder has no server to start: looked for ${SERVER_ENTRIES.map((e) => `${e.looksFor} (${e.runtime})`).join(', ')}`);
     }
     let output = '';
     const hex = SOURCE_RE.exec(ref)![2]!;
