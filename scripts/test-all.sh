@@ -27,15 +27,20 @@ if command -v dockerd >/dev/null 2>&1 && ! docker info >/dev/null 2>&1 && [ "$(i
   (dockerd --bridge=none --iptables=false >/tmp/dockerd.log 2>&1 &)
   for _ in $(seq 1 30); do docker info >/dev/null 2>&1 && break; sleep 1; done
 fi
-if docker info >/dev/null 2>&1 && command -v debootstrap >/dev/null 2>&1; then
-  bash scripts/build-base-images.sh python node go ruby >&2 || echo "WARNING: base images not built; docker driver tests will skip and say so" >&2
-fi
-if docker info >/dev/null 2>&1 && command -v redis-server >/dev/null 2>&1; then
-  bash scripts/build-redis-image.sh >&2 || echo "WARNING: platform-redis:local not built; cache docker tests will skip and say so" >&2
-fi
+# The images build in the background while npm installs and builds: they wait on downloads and disk.
+(
+  if docker info >/dev/null 2>&1 && command -v debootstrap >/dev/null 2>&1; then
+    bash scripts/build-base-images.sh python node go ruby >&2 || echo "WARNING: base images not built; docker driver tests will skip and say so" >&2
+  fi
+  if docker info >/dev/null 2>&1 && command -v redis-server >/dev/null 2>&1; then
+    bash scripts/build-redis-image.sh >&2 || echo "WARNING: platform-redis:local not built; cache docker tests will skip and say so" >&2
+  fi
+) &
+images=$!
 
 if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 npm run build
+wait "$images"
 
 mkdir -p .test-results
 set +e
