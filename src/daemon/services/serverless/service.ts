@@ -153,6 +153,7 @@ function newRevision(d: Deps, s: ServiceRow, name: string, seq: number, spec: St
     replicas: 0,
     ready_at: null,
     created_at: now,
+    network: '',
   };
 }
 
