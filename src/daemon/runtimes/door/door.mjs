@@ -165,12 +165,13 @@ const proxy = createHttpServer((req, res) => {
     (sock) => {
       const headers = {};
       for (let i = 0; i < req.rawHeaders.length; i += 2) {
-        const k = req.rawHeaders[i];
-        if (HOP.has(k.toLowerCase())) continue;
-        (headers[k] ??= []).push(req.rawHeaders[i + 1]);
+        const k = req.rawHeaders[i].toLowerCase();
+        if (HOP.has(k)) continue;
+        const v = req.rawHeaders[i + 1];
+        headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
       }
-      headers.Connection = 'close';
-      const up = httpRequest({ createConnection: () => sock, method: req.method, path: `${url.pathname}${url.search}`, headers, agent: false }, (ur) => {
+      headers.connection = 'close';
+      const up = httpRequest({ createConnection: () => sock, method: req.method, path: `${url.pathname}${url.search}`, headers }, (ur) => {
         const out = {};
         for (let i = 0; i < ur.rawHeaders.length; i += 2) {
           const k = ur.rawHeaders[i];
@@ -210,6 +211,8 @@ proxy.on('connect', (req, client, head) => {
 proxy.on('clientError', (_e, s) => s.destroy());
 
 for (const s of [inbound, probe, ...platform]) s.on('error', () => undefined);
+// One bad exchange must not take the door, and with it the instance, down.
+process.on('uncaughtException', (e) => process.stderr.write(`platform door: ${e?.stack ?? e}\n`));
 
 async function main() {
   // Everything listens before the command starts: it may use the proxy and the platform at once.
