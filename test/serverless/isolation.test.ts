@@ -194,6 +194,16 @@ describe('serverless isolation: the door (process driver)', { timeout: 120_000 }
     await h.plane.remove('svc-pair');
   });
 
+  it('a container_port below 1024 works for the unprivileged user in its own namespace', async () => {
+    const t = template('low', 1, source(h, { 'main.py': SERVER_PY }), { port: 80 });
+    h.plane.apply(desired('low', [t], [{ revision: t.revision, percent: 100 }]));
+    await waitReport(h, 'svc-low', t.revision, 'ready');
+    const r = await call(h, hostOf('low'));
+    expect(r.status).toBe(200);
+    expect(r.body.port).toBe('80');
+    await h.plane.remove('svc-low');
+  });
+
   it('readiness through probe.sock: a server that never listens is ProgressDeadlineExceeded, an early exit ExitCode<N>', async () => {
     const silent = template('late', 1, source(h, { 'main.py': SILENT_PY }));
     const crash = template('late', 2, source(h, { 'main.py': CRASH_PY }));
@@ -248,7 +258,8 @@ if (dockerWhy) console.warn(`SKIPPED: serverless isolation through docker: ${doc
 
 describe.skipIf(Boolean(dockerWhy))('serverless isolation: the door (docker driver)', { timeout: 120_000 }, () => {
   it('an image runs with no network; its door answers through the daemon only and reaches the platform', async () => {
-    const t = template('boxed', 1, IMAGE, { command: ['python3', '-u', '-c'], args: [PROBE_PY], env: { MARKER } });
+    // Port 80 as nobody: the namespace's own setting allows it.
+    const t = template('boxed', 1, IMAGE, { command: ['python3', '-u', '-c'], args: [PROBE_PY], env: { MARKER }, port: 80 });
     h.plane.apply(desired('boxed', [t], [{ revision: t.revision, percent: 100 }], {}, false));
     const r = await waitReport(h, 'svc-boxed', t.revision, 'ready', 30_000);
     expect(r.network).toEqual({ isolated: true });

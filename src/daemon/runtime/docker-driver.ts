@@ -133,6 +133,8 @@ export class DockerDriver implements Driver {
       HostConfig: {
         // A serverless instance's namespace has only lo: the daemon's door is its way in and out.
         NetworkMode: spec.door ? 'none' : 'host',
+        // Its own namespace: its non-root user may bind any port there (a container_port of 80).
+        ...(spec.door ? { Sysctls: { 'net.ipv4.ip_unprivileged_port_start': '0' } } : {}),
         // Removed on exit by this driver (below), not by the engine: the exit code is read first.
         AutoRemove: false,
         CapDrop: ['ALL'],

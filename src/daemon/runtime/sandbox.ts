@@ -180,9 +180,12 @@ export function sandboxCommand(spec: SandboxSpec): { cmd: string; args: string[]
     }
   }
   a.push('--chdir', spec.cwd);
-  const tail = runsAsRoot()
+  let tail = runsAsRoot()
     ? ['/usr/bin/setpriv', `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--', spec.cmd, ...spec.args]
     : [spec.cmd, ...spec.args];
+  // A namespace of its own may let its unprivileged user bind any port (a container_port of 80,
+  // as a Knative image may use); the setting is the namespace's, not the host's.
+  if (spec.privateNetwork) tail = ['/bin/sh', '-c', 'echo 0 > /proc/sys/net/ipv4/ip_unprivileged_port_start 2>/dev/null; exec "$@"', 'sh', ...tail];
   return { cmd: bwrapPath() ?? 'bwrap', args: [...a, '--', ...tail] };
 }
 
