@@ -183,6 +183,17 @@ describe('serverless isolation: the door (process driver)', { timeout: 120_000 }
     expect(viaTunnel).toEqual({ status: 200, body: 'allowed-server /through-tunnel' });
   });
 
+  it("the bridge's protocol: OK and a pipe for the platform's ports, ERR with the reason otherwise", async () => {
+    const bridge = join(h.home, 'serverless', 'bridge', 'bridge.sock');
+    const main = Number(new URL(h.url).port);
+    expect(await bridgeSays(bridge, 'garbage\n')).toBe('ERR malformed request: send "<host> <port>"\n');
+    expect(await bridgeSays(bridge, `127.0.0.1 ${hostSecret}\n`)).toMatch(/^ERR 127\.0\.0\.1:\d+ is a loopback address of the host/);
+    expect(await bridgeSays(bridge, `localhost ${hostSecret}\n`)).toMatch(/^ERR localhost:\d+ is a loopback address/);
+    expect(await bridgeSays(bridge, `no-such-host.invalid 80\n`)).toMatch(/^ERR no-such-host\.invalid does not resolve/);
+    const ok = await bridgeSays(bridge, `127.0.0.1 ${main}\nGET /v1/x HTTP/1.0\r\n\r\n`);
+    expect(ok.startsWith('OK\nHTTP/1.1 404')).toBe(true);
+  });
+
   it('two instances of one revision both listen on PORT 8080 without colliding', async () => {
     const t = template('pair', 1, source(h, { 'main.py': SERVER_PY }));
     h.plane.apply(desired('pair', [t], [{ revision: t.revision, percent: 100 }], { containerConcurrency: 1, maxScale: 2 }));
@@ -389,6 +400,19 @@ async function scanHost(lo: number, hi: number, each: (port: number, sock: Retur
     }
   };
   await Promise.all(Array.from({ length: 200 }, worker));
+}
+
+/** Writes to the bridge socket and collects the answer until it closes. */
+function bridgeSays(path: string, text: string): Promise<string> {
+  return new Promise((resolve) => {
+    const s = connect(path);
+    let said = '';
+    s.setTimeout(5000, () => s.destroy());
+    s.on('data', (c: Buffer) => (said += c.toString('latin1')));
+    s.once('close', () => resolve(said));
+    s.once('error', () => undefined);
+    s.write(text);
+  });
 }
 
 /** Sends a bare GET and collects what comes back within a second. */
