@@ -334,10 +334,29 @@ describe('serverless isolation through the real daemon', { timeout: 120_000 }, (
     expect(doors()).toEqual([]);
     expect(ledger()).toEqual([]);
   });
+
+  it('--isolation none: VisibilityEnforced is False, NetworkNotIsolated, saying why', async () => {
+    const open = mkdtempSync(join(tmpdir(), 'platform-sl-iso-none-'));
+    try {
+      const d = await startDaemon(open, children, { PLATFORM_ISOLATION: 'none' });
+      const project = (await api(d, 'POST', '/v1/projects', { slug: 'open-proj' })).body.project;
+      const base = `/v1/projects/${project.id}/services`;
+      const image = await upload(d, project.id, { 'main.py': SERVER_PY });
+      expect((await api(d, 'POST', base, { name: 'plain', image, publish: { enabled: true } })).status).toBe(202);
+      await until('ready', async () => (await api(d, 'GET', `${base}/plain`)).body.ready === true, 60_000);
+      const visibility = (await api(d, 'GET', `${base}/plain`)).body.conditions.find((c: any) => c.type === 'VisibilityEnforced');
+      expect(visibility).toMatchObject({ status: 'False', reason: 'NetworkNotIsolated' });
+      expect(visibility.message).toBe('revision plain-00001: the daemon runs with --isolation none: instances listen on a host loopback port that any local process can reach');
+      d.child.kill('SIGTERM');
+      await d.exited;
+    } finally {
+      rmSync(open, { recursive: true, force: true });
+    }
+  });
 });
 
-async function startDaemon(home: string, children: ChildProcess[]): Promise<DaemonProcess & { token: string }> {
-  const p = await spawnDaemonProcess(home, { PLATFORM_SCALE_TO_ZERO_SECONDS: '60' });
+async function startDaemon(home: string, children: ChildProcess[], env: Record<string, string> = {}): Promise<DaemonProcess & { token: string }> {
+  const p = await spawnDaemonProcess(home, { PLATFORM_SCALE_TO_ZERO_SECONDS: '60', ...env });
   children.push(p.child);
   return { ...p, token: await loginToken(p.url) };
 }
