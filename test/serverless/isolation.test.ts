@@ -1,5 +1,5 @@
 import { execFile, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dockerSkipReason } from '../../bench/lib.js';
 import { sandboxCommand } from '../../src/daemon/runtime/sandbox.js';
 import { egressVerdict, parseEgressAllow } from '../../src/daemon/services/serverless/runtime/egress.js';
+import { archive, deployForm, waitState } from '../agents/helpers.js';
+import { startTestDaemon } from '../helpers/daemon.js';
 import { loginToken, spawnDaemonProcess, type DaemonProcess } from '../helpers/daemon-process.js';
+import { cast } from '../helpers/fixtures.js';
+import { ownWorkloadPorts } from '../secrets/agent-fixture.js';
 import { CRASH_PY, SERVER_PY, SILENT_PY, call, desired, harness, hostOf, source, template, waitFor, waitReport, type Harness } from './data-helpers.js';
 
 /**
@@ -93,6 +97,29 @@ for port in range(lo, hi + 1):
     s.close()
     if marker in data: seen.append(port)
 print(json.dumps({'open': opened, 'marker_ports': seen, 'home_visible': os.path.exists(home)}))
+`;
+
+/** The same scan as a deployed function: its orders travel in `message` as JSON. */
+const SCAN_FUNCTION_PY = `import json, os, socket
+
+def handle(event):
+    o = json.loads(event["message"])
+    answers, marker_ports = {}, []
+    for port in range(o["lo"], o["hi"] + 1):
+        s = socket.socket(); s.settimeout(0.2)
+        try:
+            s.connect(("127.0.0.1", port))
+        except Exception:
+            s.close(); continue
+        try:
+            s.sendall(b"GET / HTTP/1.0\\r\\nHost: x\\r\\n\\r\\n"); data = s.recv(4096).decode(errors="replace")
+        except Exception:
+            data = ""
+        s.close()
+        answers[str(port)] = data.split("\\r\\n", 1)[0]
+        if o["marker"] in data:
+            marker_ports.append(port)
+    return {"answers": answers, "marker_ports": marker_ports, "visible": [p for p in o["paths"] if os.path.exists(p)]}
 `;
 
 const servers: Server[] = [];
@@ -288,6 +315,41 @@ describe.skipIf(Boolean(dockerWhy))('serverless isolation: the door (docker driv
     const viaProxy = (await (await fetch(`${h.internalUrl}/services/tstprj/boxed/fetch?url=${encodeURIComponent(`http://127.0.0.2:${allowed}/img`)}`)).json()) as any;
     expect(viaProxy).toEqual({ status: 200, body: 'allowed-server /img' });
     await h.plane.remove('svc-boxed');
+  });
+});
+
+describe('a deployed function tries to reach an unpublished service of another project', { timeout: 180_000 }, () => {
+  it("every host port of the workload range is closed or a shim answering 403; the marker never comes back; no door in its file system", async () => {
+    const own = ownWorkloadPorts();
+    const d = await startTestDaemon({ invokeAuthRequired: false, ...own });
+    try {
+      const c = await cast(d);
+      const base = `/v1/projects/${c.project.id}/services`;
+      const member = { url: d.url, token: c.member.token };
+      const image = await upload(member, c.project.id, { 'main.py': PROBE_PY });
+      expect((await api(member, 'POST', base, { name: 'victim', image, env: { MARKER }, scaling: { min_scale: 1 } })).status).toBe(202);
+      const token = await d.adminToken();
+      expect((await deployForm(d, token, { name: 'scanner', framework: 'function', runtime: 'python' }, archive({ 'main.py': SCAN_FUNCTION_PY }))).status).toBe(202);
+      await waitState(d, token, 'scanner', 'ready', '', 170_000);
+      await until('victim ready', async () => (await api(member, 'GET', `${base}/victim`)).body.ready === true, 60_000);
+      // The victim answers through the router's internal form: it is there to be found.
+      expect(((await (await fetch(`http://127.0.0.1:${d.app.ctx.config.internalPort}/services/${c.project.short}/victim/`)).json()) as any).marker).toBe(MARKER);
+      // Its sandbox shows the path down to its own revision only: no doors, no bridge.
+      const paths = [join(d.home, 'serverless'), join(d.home, 'serverless', 'doors'), join(d.home, 'serverless', 'bridge', 'bridge.sock')];
+      for (const p of paths) expect(existsSync(p), p).toBe(true);
+      const r = await d.api('POST', '/v1/agents/scanner/invoke', { token, body: { message: JSON.stringify({ lo: 20000, hi: 29999, marker: MARKER, paths }) } });
+      expect(r.status, r.text).toBe(200);
+      const { answers, marker_ports, visible } = r.body as { answers: Record<string, string>; marker_ports: number[]; visible: string[] };
+      console.log(`a function's scan of 20000-29999: ${Object.keys(answers).length} open ports`);
+      expect(marker_ports).toEqual([]);
+      expect(visible).toEqual([]);
+      // This daemon's own window: only workload shims, each refusing a caller without the instance secret.
+      const mine = Object.entries(answers).filter(([p]) => Number(p) >= own.workloads!.portMin && Number(p) <= own.workloads!.portMax);
+      expect(mine.length).toBeGreaterThan(0);
+      for (const [port, status] of mine) expect(status, `port ${port}`).toMatch(/^HTTP\/1\.[01] 403/);
+    } finally {
+      await d.close();
+    }
   });
 });
 
