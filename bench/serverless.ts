@@ -2,15 +2,17 @@
  * Serverless services benchmarks (issue 19): request throughput and p50/p99 added latency through
  * the Host router against calling the same instance directly (its $PORT), cold start from zero
  * (a source folder as a process, and an image through docker), and create-to-ready. The server
- * is a tiny Node HTTP server that answers with its own $PORT, which is how the bench finds the
- * instance to call directly. The docker rows run when an engine and the node base image exist,
+ * is a tiny Node HTTP server. Every instance runs in its own network namespace behind its door
+ * (docs/decisions/serverless.md, Isolation), so "directly" is straight to the instance's
+ * door.sock (the one door of the state directory while one instance runs), as the router's own
+ * pool reaches it. The docker rows run when an engine and the node base image exist,
  * and say why when not.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { c as tarCreate } from 'tar';
-import { Pool, request } from 'undici';
+import { Pool, request, type Dispatcher } from 'undici';
 import { benchLogin, median, ms, percentile, processCpuMs, ratio, startDaemonProcess, type Row, stopDaemonProcess, dockerSkipReason } from './lib.js';
 
 /** Answers every request with its own port; no logging, so the bench measures the path, not stdout. */
@@ -99,8 +101,20 @@ async function waitZero(d: Running, name: string): Promise<void> {
 
 const routerTarget = (d: Running, name: string) => ({ origin: `http://127.0.0.1:${d.port}`, host: `${name}-${d.project.short}.apps.localhost:${d.port}` });
 
+/** The newest instance's door socket: requests over it skip the router. */
+function doorSocket(d: Running): string {
+  const root = join(d.home, 'serverless', 'doors');
+  const dirs = readdirSync(root).map((n) => join(root, n)).sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  if (!dirs.length) throw new Error('no instance door: is the instance isolated?');
+  return join(dirs[0]!, 'door.sock');
+}
+
+/** A target reached over a unix socket (the door) instead of TCP. */
+let door: { socketPath: string; dispatcher: Dispatcher } | undefined;
+const DOOR_ORIGIN = 'http://door.local';
+
 async function get(origin: string, host?: string): Promise<string> {
-  const r = await request(`${origin}/`, { headers: host ? { host } : {} });
+  const r = await request(`${origin}/`, { headers: host ? { host } : {}, ...(origin === DOOR_ORIGIN ? { dispatcher: door!.dispatcher } : {}) });
   const text = await r.body.text();
   if (r.statusCode !== 200) throw new Error(`${origin} (${host ?? 'direct'}): ${r.statusCode} ${text.slice(0, 200)}`);
   return text;
@@ -118,7 +132,7 @@ async function latencies(n: number, origin: string, host?: string): Promise<numb
 
 /** Requests per second over CONNECTIONS keep-alive connections for THROUGHPUT_MS; answers other than 200 are counted apart. */
 async function throughput(origin: string, host?: string, path = '/'): Promise<{ rps: number; failed: number }> {
-  const pool = new Pool(origin, { connections: CONNECTIONS, pipelining: 1 });
+  const pool = new Pool(origin, { connections: CONNECTIONS, pipelining: 1, ...(origin === DOOR_ORIGIN ? { socketPath: door!.socketPath } : {}) });
   let done = 0;
   let failed = 0;
   const end = performance.now() + THROUGHPUT_MS;
@@ -170,7 +184,10 @@ async function processRows(): Promise<Row[]> {
     await api(d, 'POST', '', { name: 'warm', image, publish: { enabled: true }, scaling: { min_scale: 1, max_scale: 1, container_concurrency: 0 } });
     await waitReady(d, 'warm');
     const { origin, host } = routerTarget(d, 'warm');
-    const direct = `http://127.0.0.1:${(JSON.parse(await get(origin, host)) as { port: number }).port}`;
+    await get(origin, host);
+    const socketPath = doorSocket(d);
+    door = { socketPath, dispatcher: new Pool(DOOR_ORIGIN, { socketPath }) };
+    const direct = DOOR_ORIGIN;
     await latencies(300, origin, host);
     await latencies(300, direct);
     const viaRouter = await latencies(2000, origin, host);
@@ -179,7 +196,7 @@ async function processRows(): Promise<Row[]> {
       bench: 'serverless',
       metric: 'warm request through the router, p50',
       value: ms(median(viaRouter)),
-      baseline: `${ms(median(viaDirect))} (the instance's port directly)`,
+      baseline: `${ms(median(viaDirect))} (the instance's door.sock directly)`,
       ratio: ratio(median(viaRouter), median(viaDirect)),
     });
     rows.push({ bench: 'serverless', metric: 'added latency of the router, p50', value: ms(median(viaRouter) - median(viaDirect)), goal: '< 1 ms' });

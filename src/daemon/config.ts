@@ -84,6 +84,11 @@ export interface WorkloadConfig {
   driver: 'process' | 'docker';
   /** PLATFORM_ISOLATION / `daemon start --isolation`: `sandbox` (bubblewrap) or the opt-out `none`. */
   isolation: IsolationMode;
+  /**
+   * PLATFORM_EGRESS_ALLOW: `host:port` list of exceptions to the egress policy of serverless
+   * instances' doors (a loopback server the operator means them to reach).
+   */
+  egressAllow?: string;
   buildConcurrency: number;
   /** Build time limit, counted from the claim: queued time does not count (spec 1 §3). */
   buildTimeoutMs: number;
@@ -124,6 +129,7 @@ export function workloadConfigFromEnv(env: NodeJS.ProcessEnv): WorkloadConfig {
   return {
     driver: env.PLATFORM_DRIVER === 'docker' ? 'docker' : 'process',
     isolation: isolationModeFromEnv(env),
+    egressAllow: env.PLATFORM_EGRESS_ALLOW || undefined,
     buildConcurrency: Math.max(1, num(env.PLATFORM_BUILD_CONCURRENCY, 2)),
     buildTimeoutMs: num(env.PLATFORM_BUILD_TIMEOUT_SECONDS, 20 * 60) * 1000,
     buildQueueWaitMs: num(env.PLATFORM_BUILD_QUEUE_WAIT_SECONDS, 30 * 60) * 1000,

@@ -74,4 +74,4 @@ export async function controlEnv(overrides: Parameters<typeof startTestDaemon>[0
 export const serviceId = (d: TestDaemon, projectId: string, name: string) =>
   (d.db.prepare('SELECT id FROM svc_services WHERE project_id = ? AND name = ?').get(projectId, name) as { id: string }).id;
 
-export const ready = (replicas = 1): RevisionReport => ({ state: 'ready', replicas });
+export const ready = (replicas = 1): RevisionReport => ({ state: 'ready', replicas, network: { isolated: true } });

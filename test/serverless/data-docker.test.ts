@@ -6,8 +6,8 @@ import { OWNER_LABEL, ownerValue } from '../../src/daemon/services/serverless/ru
 import { SERVER_PY, call, desired, harness, hostOf, source, template, waitFor, waitReport, type Harness } from './data-helpers.js';
 
 /**
- * The data plane with images through a real dockerd (host networking): a plain image with a
- * command override honours $PORT, gets its limits, splits and scales; a missing image fails its
+ * The data plane with images through a real dockerd (no network: each container's namespace has
+ * only lo and the daemon's door, run as root here): a plain image with a command override honours $PORT, gets its limits, splits and scales; a missing image fails its
  * pull with the engine's message; a crashing container is not ready with its output; a daemon
  * that died (its plane abandoned, as kill -9 would) leaves containers and processes the next
  * one reaps. Skipped only when no Docker engine or base image is there.
@@ -29,7 +29,7 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 
 describe.skipIf(Boolean(reason))('serverless data plane: docker images', { timeout: 180_000 }, () => {
-  it('runs a plain image on host networking with PORT, limits and labels; splits 50/50 and cold-starts from zero', async () => {
+  it('runs a plain image in its own network namespace with PORT, limits and labels; splits 50/50 and cold-starts from zero', async () => {
     const a = server(1, 'img', { env: { MSG: 'a' }, cpus: 0.5, memoryBytes: 256 * 1024 ** 2 });
     const b = server(2, 'img', { env: { MSG: 'b' } });
     const t0 = performance.now();
@@ -40,7 +40,7 @@ describe.skipIf(Boolean(reason))('serverless data plane: docker images', { timeo
     const list = await docker.listContainers({ filters: JSON.stringify({ label: [`${OWNER_LABEL}=${ownerValue(h.home)}`] }) });
     expect(list).toHaveLength(2);
     const info = await docker.getContainer(list.find((c) => c.Labels['platform.serverless.revision'] === a.revision)!.Id).inspect();
-    expect(info.HostConfig.NetworkMode).toBe('host');
+    expect(info.HostConfig.NetworkMode).toBe('none');
     expect(info.HostConfig.Memory).toBe(256 * 1024 ** 2);
     expect(info.HostConfig.NanoCpus).toBe(5e8);
     expect(info.Config.User).toBe('65534:65534');
@@ -50,8 +50,8 @@ describe.skipIf(Boolean(reason))('serverless data plane: docker images', { timeo
     for (let i = 0; i < 200; i++) {
       const r = await call(h, hostOf('img'));
       expect(r.status).toBe(200);
-      // Each instance listens where PORT says (its own allocated port).
-      expect(Number(r.body.port)).toBeGreaterThan(0);
+      // Each instance listens on its container_port in its own namespace.
+      expect(r.body.port).toBe('8080');
       counts[r.body.revision] = (counts[r.body.revision] ?? 0) + 1;
     }
     console.log('docker 50/50 split over 200 requests:', counts);
@@ -105,6 +105,10 @@ describe.skipIf(Boolean(reason))('serverless data plane: docker images', { timeo
     const pids = (dead.plane as any).ledger.entries().map((e: any) => e.pid).filter(Boolean) as number[];
     expect(pids).toHaveLength(1);
     expect(alive(pids[0]!)).toBe(true);
+    // The image's door runs on the host (in the container's namespace): the ledger names it too.
+    const doorPids = (dead.plane as any).ledger.entries().map((e: any) => e.doorPid).filter(Boolean) as number[];
+    expect(doorPids).toHaveLength(1);
+    expect(alive(doorPids[0]!)).toBe(true);
     // The daemon "dies": nothing is stopped, it only stops acting. A new plane on the same state directory reaps.
     clearInterval((dead.plane as any).sweeper);
     for (const svc of (dead.plane as any).services.values()) for (const pool of svc.pools.values()) pool.closed = true;
@@ -112,6 +116,7 @@ describe.skipIf(Boolean(reason))('serverless data plane: docker images', { timeo
     await next.plane.whenReaped();
     expect(execFileSync('docker', ['ps', '-aq', '--filter', `label=${OWNER_LABEL}=${ownerValue(dead.home)}`]).toString().trim()).toBe('');
     await waitFor('the process reaped', () => !alive(pids[0]!), 5_000);
+    await waitFor('the door reaped', () => !alive(doorPids[0]!), 5_000);
     await next.close();
     (dead.plane as any).services.clear();
     await dead.close();

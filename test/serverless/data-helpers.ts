@@ -65,17 +65,20 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function harness(opts: { idleMs?: number; startTimeoutMs?: number; home?: string; portMin?: number; queueWaitMs?: number } = {}): Promise<Harness> {
+export async function harness(opts: { idleMs?: number; startTimeoutMs?: number; home?: string; portMin?: number; queueWaitMs?: number; egressAllow?: string; isolation?: 'none' } = {}): Promise<Harness> {
   const home = opts.home ?? mkdtempSync(join(tmpdir(), 'platform-sl-'));
   const base = workloadConfigFromEnv({});
   const portMin = opts.portMin ?? 36000 + Math.floor(Math.random() * 20) * 100;
-  const workloads: WorkloadConfig = { ...base, idleMs: opts.idleMs ?? 60_000, restartBackoffMs: 200, portMin, portMax: portMin + 99 };
+  const workloads: WorkloadConfig = { ...base, idleMs: opts.idleMs ?? 60_000, restartBackoffMs: 200, portMin, portMax: portMin + 99, egressAllow: opts.egressAllow, ...(opts.isolation ? { isolation: opts.isolation } : {}) };
+  // The front servers stand for the daemon's main and internal listeners (known once they listen).
+  const listeners = [0, 0];
   const sources = new Map<string, SourceFile[]>();
   const plane = new ServerlessDataPlane({
     home,
     workloads,
     startTimeoutMs: opts.startTimeoutMs ?? 20_000,
     queueWaitMs: opts.queueWaitMs,
+    platformPorts: () => listeners,
     readSource: async (ref) => {
       const f = sources.get(ref);
       if (!f) throw new Error('no such source');
@@ -106,6 +109,8 @@ export async function harness(opts: { idleMs?: number; startTimeoutMs?: number; 
   const int = front(true);
   const url = await listen(pub);
   const internalUrl = await listen(int);
+  listeners[0] = Number(new URL(url).port);
+  listeners[1] = Number(new URL(internalUrl).port);
   return {
     plane,
     home,

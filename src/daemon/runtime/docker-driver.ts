@@ -19,7 +19,8 @@ const quote = (s: string) => JSON.stringify(s);
 
 /**
  * The docker driver (DESIGN.md): one image per revision built from a configurable base image per
- * runtime, containers on the host network with a PORT variable, never addressed by bridge IP.
+ * runtime, containers on the host network with a PORT variable, never addressed by bridge IP
+ * (serverless instances with a door: no network at all, the door is their way in and out).
  * The runtimes module prepares the workload (copies its shim in) on the host; its commands for
  * `/workload` then run unchanged inside the container.
  */
@@ -130,7 +131,10 @@ export class DockerDriver implements Driver {
       ...(spec.command?.length ? { Entrypoint: spec.command } : {}),
       ...(spec.args ? { Cmd: spec.args } : {}),
       HostConfig: {
-        NetworkMode: 'host',
+        // A serverless instance's namespace has only lo: the daemon's door is its way in and out.
+        NetworkMode: spec.door ? 'none' : 'host',
+        // Its own namespace: its non-root user may bind any port there (a container_port of 80).
+        ...(spec.door ? { Sysctls: { 'net.ipv4.ip_unprivileged_port_start': '0' } } : {}),
         // Removed on exit by this driver (below), not by the engine: the exit code is read first.
         AutoRemove: false,
         CapDrop: ['ALL'],
@@ -180,6 +184,13 @@ export class DockerDriver implements Driver {
   private async imageUser(image: string): Promise<string> {
     const user = ((await this.docker.getImage(image).inspect()).Config?.User ?? '').trim();
     return user && !/^(root|0)(:.*)?$/.test(user) ? user : CONTAINER_USER;
+  }
+
+  /** The host pid of a running container's first process (its namespaces are /proc/<pid>/ns/*). */
+  async pidOf(container: string): Promise<number> {
+    const pid = (await this.docker.getContainer(container).inspect()).State?.Pid;
+    if (!pid) throw new Error('the container is not running');
+    return pid;
   }
 
   async reap(leftover: { container?: string | null }): Promise<void> {

@@ -40,6 +40,23 @@ export interface StartSpec {
   args?: string[];
   /** Extra container labels, so a later daemon finds what this one left by label. */
   labels?: Record<string, string>;
+  /**
+   * Serverless instances (docs/decisions/serverless.md, Isolation): their own network namespace.
+   * The process driver runs the command behind the door in it; the docker driver gives the
+   * container no network (NetworkMode none) and the caller runs the door in its namespace.
+   */
+  door?: DoorSpec;
+}
+
+export interface DoorSpec {
+  /** The door program (runtimes/door/door.mjs). */
+  script: string;
+  /** The instance's own directory: door.sock and probe.sock live there. */
+  dir: string;
+  /** The daemon's bridge socket. */
+  bridge: string;
+  /** The daemon's listeners the door serves as 127.0.0.1:<port> inside the namespace. */
+  platformPorts: number[];
 }
 
 export interface RunningInstance {

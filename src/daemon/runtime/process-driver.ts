@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { AGENT_FRAMEWORKS, agentHarnessCommand, mcpServerCommand, resolvePython, runtimeCommand, serverCommand, type AgentFramework, type Runtime, type WorkloadCommand } from '../runtimes/index.js';
 import { pipIndexUnreachable, pipInstallArgs, type PipSource } from './pip.js';
-import { BuildFailure, type Artifact, type BuildSpec, type Driver, type RunningInstance, type StartSpec } from './driver.js';
+import { BuildFailure, type Artifact, type BuildSpec, type DoorSpec, type Driver, type RunningInstance, type StartSpec } from './driver.js';
 import { instanceLimits, releaseCgroups } from './limits.js';
 import { interpreterRoots, isolationStatus, pipSettings, runsAsRoot, SANDBOX_UID, sandboxCommand, sandboxPath, toolRoot, type IsolationMode } from './sandbox.js';
 
@@ -169,6 +169,7 @@ export class ProcessDriver implements Driver {
       ...spec.env,
       PORT: String(spec.port),
     };
+    if (spec.door && !sandbox) throw new Error('a private network namespace needs the sandbox (bubblewrap)');
     if (!sandbox) return processInstance(spawn(cmd.cmd, cmd.args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }));
     // A revision built before the sandbox (or unsandboxed) is still root's: hand it over once.
     if (runsAsRoot() && statSync(spec.artifact).uid !== SANDBOX_UID) chownTree(spec.artifact);
@@ -179,9 +180,9 @@ export class ProcessDriver implements Driver {
     env.PATH = sandboxPath([...(venvPython ? [dirname(venvPython)] : []), ...(python.startsWith('/') ? [dirname(python)] : []), ...(tool ? [tool.bin] : [])]);
     env.HOME = '/tmp';
     const readOnly = [spec.artifact, ...(venvPython ? [dirname(dirname(venvPython))] : []), ...interpreterRoots(python), ...(tool ? [tool.root] : [])];
-    let run = sandboxCommand({ cmd: cmd.cmd, args: cmd.args, cwd, readOnly });
-    // Go and Node reserve large virtual regions up front: an address-space rlimit would stop them.
-    const limits = spec.limits ? instanceLimits(spec.instanceId, spec.limits, spec.runtime !== 'go' && spec.runtime !== 'nodejs') : undefined;
+    let run = spec.door ? behindDoor(spec.door, spec.port, cmd, cwd, readOnly) : sandboxCommand({ cmd: cmd.cmd, args: cmd.args, cwd, readOnly });
+    // Go and Node (the door is Node too) reserve large virtual regions up front: an address-space rlimit would stop them.
+    const limits = spec.limits ? instanceLimits(spec.instanceId, spec.limits, !spec.door && spec.runtime !== 'go' && spec.runtime !== 'nodejs') : undefined;
     if (limits) run = limits.wrap(run.cmd, run.args);
     const child = spawn(run.cmd, run.args, { cwd: '/', env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     return processInstance(child, limits ? () => limits.release() : undefined);
@@ -253,6 +254,38 @@ export class ProcessDriver implements Driver {
     writeFileSync(join(venv, '.complete'), '');
     return python;
   }
+}
+
+/** Where a door's files appear inside the sandbox. */
+export const DOOR_MOUNT = '/run/platform';
+
+/**
+ * The sandbox of a serverless instance with its own network namespace: the daemon's node runs
+ * the door, which listens on the instance's directory (bound writable) and starts the command
+ * (docs/decisions/serverless.md, Isolation).
+ */
+function behindDoor(door: DoorSpec, port: number, cmd: WorkloadCommand['start'], cwd: string, readOnly: string[]): { cmd: string; args: string[] } {
+  const node = process.execPath;
+  let nodeRoot: string[] = [];
+  try {
+    const real = realpathSync(node);
+    if (!real.startsWith('/usr/')) nodeRoot = [dirname(dirname(real))];
+  } catch {
+    // the daemon's own binary: it exists
+  }
+  const args = [`${DOOR_MOUNT}/door.mjs`, '--dir', `${DOOR_MOUNT}/door`, '--bridge', `${DOOR_MOUNT}/bridge.sock`, '--port', String(port), '--platform', door.platformPorts.join(','), '--', cmd.cmd, ...cmd.args];
+  return sandboxCommand({
+    cmd: node,
+    args,
+    cwd,
+    readOnly: [...readOnly, ...nodeRoot],
+    mapped: [
+      [door.script, `${DOOR_MOUNT}/door.mjs`],
+      [door.bridge, `${DOOR_MOUNT}/bridge.sock`],
+    ],
+    mappedWritable: [[door.dir, `${DOOR_MOUNT}/door`]],
+    privateNetwork: true,
+  });
 }
 
 /** Kubernetes' rule: `command` replaces the whole command line, `args` only its arguments. */

@@ -7,7 +7,8 @@ import { delimiter, dirname, join, resolve } from 'node:path';
  * The process driver's sandbox (issue 16 §1): every instance and every build step that runs user
  * code runs under bubblewrap, seeing only /usr (the language runtimes), a few files of /etc, the
  * paths it is given (its revision read-only), a private /tmp and its own PID namespace. The
- * network namespace is the host's: workloads reach the daemon, caches and brokers on 127.0.0.1.
+ * network namespace is the host's (workloads reach the daemon, caches and brokers on 127.0.0.1),
+ * except for serverless instances, which get their own (`privateNetwork`) and a door.
  */
 
 /** `sandbox` (default) runs workloads under bubblewrap; `none` is the explicit opt-out. */
@@ -89,6 +90,13 @@ export interface SandboxSpec {
   writable?: string[];
   /** Host files visible read-only elsewhere: [host path, sandbox path]. */
   mapped?: Array<[string, string]>;
+  /** Host directories visible writable elsewhere: [host path, sandbox path]. */
+  mappedWritable?: Array<[string, string]>;
+  /**
+   * Its own network namespace with only `lo` (serverless instances: the door is the way in and
+   * out, docs/decisions/serverless.md, Isolation).
+   */
+  privateNetwork?: boolean;
 }
 
 /** Files of /etc the runtimes read (loader cache, name resolution, TLS roots, user names). */
@@ -122,6 +130,7 @@ const ETC = [
  */
 export function sandboxCommand(spec: SandboxSpec): { cmd: string; args: string[] } {
   const a: string[] = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--proc', '/proc', '--dev', '/dev'];
+  if (spec.privateNetwork) a.push('--unshare-net');
   if (!runsAsRoot()) a.push('--unshare-user', '--cap-drop', 'ALL');
   // /dev/shm is the POSIX semaphores' and shared memory's home (Python's multiprocessing locks).
   a.push('--perms', '1777', '--tmpfs', '/tmp', '--perms', '1777', '--tmpfs', '/dev/shm', '--ro-bind', '/usr', '/usr');
@@ -159,16 +168,41 @@ export function sandboxCommand(spec: SandboxSpec): { cmd: string; args: string[]
   };
   binds(spec.readOnly, '--ro-bind');
   binds(spec.writable, '--bind');
-  for (const [src, dest] of spec.mapped ?? []) {
-    if (!existsSync(src)) continue;
-    parents(dest);
-    a.push('--ro-bind', src, dest);
+  for (const [list, flag] of [
+    [spec.mapped, '--ro-bind'],
+    [spec.mappedWritable, '--bind'],
+  ] as const) {
+    for (const [src, dest] of list ?? []) {
+      if (!existsSync(src)) continue;
+      parents(dest);
+      a.push(flag, src, dest);
+      made.add(dest);
+    }
   }
   a.push('--chdir', spec.cwd);
-  const tail = runsAsRoot()
+  let tail = runsAsRoot()
     ? ['/usr/bin/setpriv', `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--', spec.cmd, ...spec.args]
     : [spec.cmd, ...spec.args];
+  // A namespace of its own may let its unprivileged user bind any port (a container_port of 80,
+  // as a Knative image may use); the setting is the namespace's, not the host's.
+  if (spec.privateNetwork) tail = ['/bin/sh', '-c', 'echo 0 > /proc/sys/net/ipv4/ip_unprivileged_port_start 2>/dev/null; exec "$@"', 'sh', ...tail];
   return { cmd: bwrapPath() ?? 'bwrap', args: [...a, '--', ...tail] };
+}
+
+let netProbe: Promise<string | undefined> | undefined;
+
+/**
+ * Whether a sandbox can have its own network namespace here: undefined when it can, else why not
+ * (found once per daemon by running an empty sandbox with --unshare-net).
+ */
+export function privateNetworkUnavailable(): Promise<string | undefined> {
+  netProbe ??= new Promise((resolvePromise) => {
+    const { cmd, args } = sandboxCommand({ cmd: '/usr/bin/true', args: [], cwd: '/', privateNetwork: true });
+    execFile(cmd, args, { timeout: 10_000 }, (err, _out, stderr) => {
+      resolvePromise(err ? `bubblewrap cannot create a network namespace here (${(stderr || err.message).trim().split('\n').pop()})` : undefined);
+    });
+  });
+  return netProbe;
 }
 
 /**

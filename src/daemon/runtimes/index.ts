@@ -62,6 +62,9 @@ function assetsDir(): string {
   return found;
 }
 
+/** The door of serverless instances (door/door.mjs, docs/decisions/serverless.md, Isolation). */
+export const doorScript = () => join(assetsDir(), 'door', 'door.mjs');
+
 /** Copies assets (relative to the assets dir) into the workload, under the given names. */
 function copier(files: Array<[from: string, to: string]>): (dir: string) => Promise<void> {
   return async (dir) => {

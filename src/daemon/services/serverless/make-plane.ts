@@ -7,7 +7,14 @@ import { registerDataPlaneRoutes } from './runtime/routes.js';
  * as autoscaled instances, the Host router ahead of the agents' one, the internal path form.
  */
 export const makeDataPlane: PlaneFactory = (ctx, readSource) => {
-  const plane = new ServerlessDataPlane({ home: ctx.config.home, workloads: ctx.config.workloads, readSource, log: ctx.log });
+  const plane = new ServerlessDataPlane({
+    home: ctx.config.home,
+    workloads: ctx.config.workloads,
+    readSource,
+    log: ctx.log,
+    // Read when an instance starts: the listeners' ports are known only once the daemon listens.
+    platformPorts: () => [ctx.config.port, ctx.config.internalPort],
+  });
   registerDataPlaneRoutes(ctx.hooks, plane);
   return plane;
 };

@@ -55,4 +55,9 @@ export const serverlessMigrations = [
     PRIMARY KEY (project_id, digest)
   );
   `,
+  `
+  -- The data plane's word on the revision's network (JSON {isolated, message?}; '' before it
+  -- decided): the VisibilityEnforced condition reads it.
+  ALTER TABLE svc_revisions ADD COLUMN network TEXT NOT NULL DEFAULT '';
+  `,
 ] as const;

@@ -47,6 +47,11 @@ export interface RevisionReport {
   reason?: string;
   message?: string;
   replicas: number;
+  /**
+   * Whether the revision's instances run in their own network namespace behind a door (the
+   * VisibilityEnforced condition); `message` says why not. Absent until the data plane decided.
+   */
+  network?: { isolated: boolean; message?: string };
 }
 
 /** Desired state of one service. */

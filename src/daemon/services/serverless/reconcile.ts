@@ -116,7 +116,9 @@ export class Reconciler {
         const row = store.revision(this.ctx.db, serviceId, revision);
         if (!row) return false;
         const readyAt = row.ready_at ?? (r.state === 'ready' ? isoNow(this.ctx.clock) : null);
-        store.report(this.ctx.db, serviceId, revision, { state: r.state, reason: r.reason ?? '', message: r.message ?? '', replicas: r.replicas, ready_at: readyAt });
+        // A report without the network word keeps the stored one (it does not change for a revision).
+        const network = r.network ? JSON.stringify(r.network) : row.network;
+        store.report(this.ctx.db, serviceId, revision, { state: r.state, reason: r.reason ?? '', message: r.message ?? '', replicas: r.replicas, ready_at: readyAt, network });
         refresh(this.ctx, serviceId);
         return true;
       });

@@ -162,6 +162,7 @@ function newRevision(d: Deps, s: ServiceRow, name: string, seq: number, spec: St
     replicas: 0,
     ready_at: null,
     created_at: now,
+    network: '',
   };
 }
 

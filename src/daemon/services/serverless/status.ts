@@ -68,7 +68,7 @@ export function derive(spec: StoredSpec, revs: RevisionRow[], invalid: string, u
   const runtime = KNOWN_RUNTIME_CLASSES.includes(rc)
     ? cond('RuntimeClassApplied', 'True', rc ? 'RuntimeClassApplied' : 'DefaultRuntime', rc ? `runtime class ${rc}` : 'the default runtime')
     : cond('RuntimeClassApplied', 'False', 'RuntimeClassUnavailable', `runtime class ${rc} is not available on this host; instances run with the default runtime`);
-  const visibility = cond('VisibilityEnforced', 'True', spec.publish.enabled ? 'Public' : 'Private', spec.publish.enabled ? 'served on the public and the internal address' : 'served on the internal address only');
+  const visibility = visibilityCondition(spec.publish.enabled, routes, byName);
 
   let ready: Omit<Condition, 'last_transition_time'>;
   if (invalid) ready = cond('Ready', 'False', 'Invalid', invalid);
@@ -100,6 +100,23 @@ export function derive(spec: StoredSpec, revs: RevisionRow[], invalid: string, u
     message,
     observed: latest.state !== 'unknown' || latest.ready_at !== null,
   };
+}
+
+const networkOf = (r: RevisionRow) => (r.network ? (JSON.parse(r.network) as { isolated: boolean; message?: string }) : undefined);
+
+/**
+ * VisibilityEnforced (docs/decisions/serverless.md, Isolation): True when every revision with a
+ * share or a tag runs its instances in their own network namespace, so only the router reaches
+ * them; False (`NetworkNotIsolated`) when one listens on a host port any local process can reach;
+ * Unknown until the data plane said.
+ */
+function visibilityCondition(published: boolean, routes: Route[], byName: Map<string, RevisionRow>): Omit<Condition, 'last_transition_time'> {
+  const routed = [...new Set(routes.filter((r) => r.percent > 0 || r.tag).map((r) => r.revision))].map((n) => byName.get(n)).filter((r): r is RevisionRow => Boolean(r));
+  const open = routed.filter((r) => networkOf(r)?.isolated === false);
+  if (open.length) return cond('VisibilityEnforced', 'False', 'NetworkNotIsolated', open.map((r) => `revision ${r.name}: ${networkOf(r)!.message ?? 'not isolated'}`).join('; '));
+  if (!routed.length || routed.some((r) => !networkOf(r))) return cond('VisibilityEnforced', 'Unknown', 'IsolationPending', 'waiting for the data plane to start the revisions of the split');
+  const where = published ? 'served on the public and the internal address' : 'served on the internal address only';
+  return cond('VisibilityEnforced', 'True', published ? 'Public' : 'Private', `${where}; each instance has its own network namespace`);
 }
 
 /** Keeps a condition's last_transition_time while its status is unchanged (Knative's rule). */

@@ -52,6 +52,8 @@ export interface RevisionRow {
   replicas: number;
   ready_at: string | null;
   created_at: string;
+  /** JSON `{isolated, message?}` as the data plane reported, '' before it did. */
+  network: string;
 }
 
 export const specOf = (s: ServiceRow) => JSON.parse(s.spec) as StoredSpec;
@@ -97,12 +99,12 @@ export const serverlessStore = {
   insertRevision(db: Db, r: RevisionRow): void {
     stmt(
       db,
-      `INSERT INTO svc_revisions (service_id, name, seq, generation, template, secret_env, state, reason, message, replicas, ready_at, created_at)
-       VALUES (@service_id, @name, @seq, @generation, @template, @secret_env, @state, @reason, @message, @replicas, @ready_at, @created_at)`,
+      `INSERT INTO svc_revisions (service_id, name, seq, generation, template, secret_env, state, reason, message, replicas, ready_at, created_at, network)
+       VALUES (@service_id, @name, @seq, @generation, @template, @secret_env, @state, @reason, @message, @replicas, @ready_at, @created_at, @network)`,
     ).run(r);
   },
-  report(db: Db, serviceId: string, name: string, r: Pick<RevisionRow, 'state' | 'reason' | 'message' | 'replicas' | 'ready_at'>): void {
-    stmt(db, 'UPDATE svc_revisions SET state = @state, reason = @reason, message = @message, replicas = @replicas, ready_at = @ready_at WHERE service_id = @service_id AND name = @name').run({
+  report(db: Db, serviceId: string, name: string, r: Pick<RevisionRow, 'state' | 'reason' | 'message' | 'replicas' | 'ready_at' | 'network'>): void {
+    stmt(db, 'UPDATE svc_revisions SET state = @state, reason = @reason, message = @message, replicas = @replicas, ready_at = @ready_at, network = @network WHERE service_id = @service_id AND name = @name').run({
       ...r,
       service_id: serviceId,
       name,

@@ -8,6 +8,9 @@ import { formatLogLine } from '../../../runtime/log-capture.js';
 import { sharedPorts } from '../../../runtime/ports.js';
 import type { Logger } from '../../../logger.js';
 import type { DataPlane, RevisionReport, ServiceDesired } from '../plane.js';
+import { Bridge } from './bridge.js';
+import { Doors } from './doors.js';
+import { parseEgressAllow } from './egress.js';
 import { forward, UpstreamFailure } from './forward.js';
 import { Launcher, type SourceReader } from './launcher.js';
 import { Ledger } from './ledger.js';
@@ -24,6 +27,11 @@ export interface DataPlaneOptions {
   startTimeoutMs?: number;
   /** How long a request may wait for a free instance (tests; default in pool.ts). */
   queueWaitMs?: number;
+  /**
+   * The daemon's main and internal listener ports, which isolated instances reach as
+   * 127.0.0.1:<port> through their door; 0 while the daemon does not listen yet.
+   */
+  platformPorts: () => number[];
 }
 
 interface Service {
@@ -50,13 +58,19 @@ export class ServerlessDataPlane implements DataPlane {
   private readonly listeners: Array<(serviceId: string, revision: string, r: RevisionReport) => void> = [];
   private readonly launcher: Launcher;
   private readonly ledger: Ledger;
+  private readonly doors: Doors;
+  private readonly bridge: Bridge;
+  private listening?: Promise<number[]>;
   private readonly reaped: Promise<void>;
   private readonly sweeper: NodeJS.Timeout;
   private dispatcher?: Dispatcher;
   private stopped = false;
 
   constructor(private readonly o: DataPlaneOptions) {
-    this.launcher = new Launcher(o.home, o.workloads, o.readSource);
+    this.doors = new Doors(o.home);
+    const allow = parseEgressAllow(o.workloads.egressAllow);
+    this.bridge = new Bridge(o.home, () => ({ platformPorts: o.platformPorts(), allow }));
+    this.launcher = new Launcher(o.home, o.workloads, o.readSource, { doors: this.doors, bridge: this.bridge, platformPorts: () => this.platformPorts() });
     this.ledger = new Ledger(o.home);
     this.launcher.beforeContainer = () => this.ledger.markDocker();
     this.reaped = this.reap();
@@ -106,6 +120,9 @@ export class ServerlessDataPlane implements DataPlane {
         pool = new RevisionPool(t, {
           launcher: this.launcher,
           ports: sharedPorts(this.o.workloads),
+          doors: this.doors,
+          sharedDispatcher: () => this.pool(),
+          doorDispatcher: (socketPath) => new (loadUndici().Pool)('http://localhost', { socketPath, keepAliveTimeout: 4_000, keepAliveMaxTimeout: 60_000 }),
           ledger: this.ledger,
           idleMs: this.o.workloads.idleMs,
           startTimeoutMs: this.o.startTimeoutMs ?? Math.min(this.o.workloads.deployTimeoutMs, 30_000),
@@ -208,6 +225,8 @@ export class ServerlessDataPlane implements DataPlane {
     this.names.clear();
     await Promise.all(all.map((p) => p.close('the daemon is stopping')));
     await this.dispatcher?.close().catch(() => undefined);
+    await this.reaped.catch(() => undefined);
+    await this.bridge.stop();
   }
 
   /** The Host router's question: is this a public or tag address of a published service here? */
@@ -248,7 +267,7 @@ export class ServerlessDataPlane implements DataPlane {
     for (let attempt = 0; ; attempt++) {
       const inst = await pool.acquire();
       try {
-        await forward(this.pool(), ctx.req, ctx.res, ctx.ip, { ...target, port: inst.port });
+        await forward(inst.dispatcher!, inst.origin, ctx.req, ctx.res, ctx.ip, target);
         return;
       } catch (e) {
         if (!(e instanceof UpstreamFailure)) throw e;
@@ -322,11 +341,29 @@ export class ServerlessDataPlane implements DataPlane {
     for (const svc of this.services.values()) for (const p of svc.pools.values()) p.tick(now);
   }
 
-  /** Start-up: stops what a previous daemon of this state directory left (its ledger, then labelled containers). */
+  /**
+   * The daemon's ports once it listens (the data plane starts before its listeners, and a
+   * revision applied at start-up launches at once): checked every 10 ms, for at most 10 s.
+   */
+  private platformPorts(): Promise<number[]> {
+    return (this.listening ??= (async () => {
+      for (const end = Date.now() + 10_000; Date.now() < end; await new Promise((r) => setTimeout(r, 10))) {
+        const ports = this.o.platformPorts();
+        if (ports.every((p) => p > 0)) return ports;
+      }
+      throw new Error('the daemon did not start listening within 10 s');
+    })());
+  }
+
+  /**
+   * Start-up: stops what a previous daemon of this state directory left (its ledger with the
+   * doors it ran, then labelled containers), empties the doors' directory and opens the bridge.
+   */
   private async reap(): Promise<void> {
     const docker = this.launcher.dockerDriver.bind(this.launcher);
     for (const e of this.ledger.entries()) {
       try {
+        if (e.doorPid) killGroup(e.doorPid);
         if (e.driver === 'docker') await docker().reap({ container: e.container });
         else await this.launcher.process.reap({ id: e.id, pid: e.pid });
       } catch (err) {
@@ -334,12 +371,27 @@ export class ServerlessDataPlane implements DataPlane {
       }
       this.ledger.remove(e.id);
     }
+    this.doors.empty();
+    try {
+      await this.bridge.start();
+    } catch (err) {
+      // Isolated instances then reach nothing outside their namespace; everything else works.
+      this.o.log?.error('the serverless bridge could not listen', { path: this.bridge.path, error: String(err) });
+    }
     if (!this.ledger.usedDocker()) return;
     try {
       for (const id of await this.launcher.leftoverContainers()) await docker().reap({ container: id });
     } catch (err) {
       this.o.log?.warn('could not list leftover serverless containers', { error: String(err) });
     }
+  }
+}
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // gone already
   }
 }
 

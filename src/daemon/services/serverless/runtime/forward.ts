@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { loadUndici, request } from '../../../lazy/modules.js';
+import { loadUndici } from '../../../lazy/modules.js';
 import { ApiError } from '../../../http/errors.js';
 import { INTERNAL_CALL_HEADER } from '../../../internal-call.js';
 
@@ -9,7 +9,6 @@ const DROPPED_REQUEST = new Set(['connection', 'keep-alive', 'transfer-encoding'
 const DROPPED_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate']);
 
 export interface ForwardTarget {
-  port: number;
   /** The path the service sees (the internal form's prefix already stripped). */
   path: string;
   /** The stripped prefix, sent as X-Forwarded-Prefix. */
@@ -21,12 +20,13 @@ export interface ForwardTarget {
 
 /**
  * Forwards one request to an instance and streams the answer back, both ways without buffering,
- * over the data plane's keep-alive pool. The revision's timeout_seconds bounds the wait for the
+ * over the instance's keep-alive pool: the shared one with the instance's `http://127.0.0.1:<port>`
+ * origin, or the instance's own over its door.sock. The revision's timeout_seconds bounds the wait for the
  * answer and every gap in its body: no answer in time is a 504, an instance that refuses or drops
  * the connection before answering a 502, both in the error envelope; a failure after the status
  * was sent can only cut the response.
  */
-export async function forward(dispatcher: Dispatcher, req: IncomingMessage, res: ServerResponse, ip: string, t: ForwardTarget): Promise<void> {
+export async function forward(dispatcher: Dispatcher, origin: string, req: IncomingMessage, res: ServerResponse, ip: string, t: ForwardTarget): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !DROPPED_REQUEST.has(k)) headers[k] = v;
   const prior = req.headers['x-forwarded-for'];
@@ -40,8 +40,9 @@ export async function forward(dispatcher: Dispatcher, req: IncomingMessage, res:
   try {
     // undici's own timers bound the exchange (no timer or abort signal of ours per request):
     // the status line within timeout_seconds, then no gap longer than that in the body.
-    up = await request(`http://127.0.0.1:${t.port}${t.path}`, {
-      dispatcher,
+    up = await dispatcher.request({
+      origin,
+      path: t.path,
       method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
       headers,
       body: hasBody ? req : undefined,
@@ -84,7 +85,10 @@ function drained(res: ServerResponse): Promise<void> {
   });
 }
 
-/** A 502 before any answer; `refused`: the connection itself was refused, so nothing reached the service. */
+/**
+ * A 502 before any answer; `refused`: the connection itself was refused (or the door's socket is
+ * gone), so nothing reached the service.
+ */
 export class UpstreamFailure extends ApiError {
   constructor(
     message: string,
@@ -98,5 +102,5 @@ function failure(t: ForwardTarget, e: unknown): ApiError {
   const { HeadersTimeoutError, BodyTimeoutError } = loadUndici().errors;
   if (e instanceof HeadersTimeoutError || e instanceof BodyTimeoutError) return new ApiError(504, `${t.label} did not answer within ${t.timeoutSeconds} s (timeout_seconds)`);
   const code = (e as { code?: string })?.code;
-  return new UpstreamFailure(`${t.label} failed to answer: ${(e as Error)?.message ?? String(e)}`, code === 'ECONNREFUSED');
+  return new UpstreamFailure(`${t.label} failed to answer: ${(e as Error)?.message ?? String(e)}`, code === 'ECONNREFUSED' || code === 'ENOENT');
 }

@@ -5,8 +5,11 @@ import { loadDockerode } from '../../../lazy/modules.js';
 import { BuildFailure, type RunningInstance } from '../../../runtime/driver.js';
 import { DockerDriver } from '../../../runtime/docker-driver.js';
 import { ProcessDriver } from '../../../runtime/process-driver.js';
-import { detectServerRuntime, type Runtime } from '../../../runtimes/index.js';
+import { privateNetworkUnavailable } from '../../../runtime/sandbox.js';
+import { detectServerRuntime, doorScript, type Runtime } from '../../../runtimes/index.js';
 import type { RevisionTemplate } from '../plane.js';
+import type { Bridge } from './bridge.js';
+import { hostDoorUnavailable, startHostDoor, type DoorDir, type Doors } from './doors.js';
 import { OWNER_LABEL, ownerValue } from './ledger.js';
 
 export interface SourceFile {
@@ -32,6 +35,33 @@ export class LaunchFailure extends Error {
   }
 }
 
+/** How a revision's instances are networked (the VisibilityEnforced condition reads it). */
+export type NetworkPlan = { isolated: true } | { isolated: false; message: string };
+
+/** Where an instance listens: behind its door (own namespace), or on a host loopback port. */
+export type Endpoint = { door: DoorDir; port?: undefined } | { port: number; door?: undefined };
+
+/** What isolated instances need from the data plane. */
+export interface Isolation {
+  doors: Doors;
+  bridge: Bridge;
+  /** The daemon's main and internal ports, once it listens. */
+  platformPorts(): Promise<number[]>;
+}
+
+/** The proxy the door serves inside the namespace; loopback stays direct (the door serves the platform there). */
+const PROXY_ENV = {
+  HTTP_PROXY: 'http://127.0.0.1:3128',
+  HTTPS_PROXY: 'http://127.0.0.1:3128',
+  http_proxy: 'http://127.0.0.1:3128',
+  https_proxy: 'http://127.0.0.1:3128',
+  NO_PROXY: 'localhost,127.0.0.1,::1',
+  no_proxy: 'localhost,127.0.0.1,::1',
+  NODE_USE_ENV_PROXY: '1',
+};
+
+const HOST_PORT = 'instances listen on a host loopback port that any local process can reach';
+
 interface Prepared {
   driver: 'docker' | 'process';
   ref: string;
@@ -56,6 +86,7 @@ export class Launcher {
     home: string,
     private readonly w: WorkloadConfig,
     private readonly readSource?: SourceReader,
+    private readonly isolation?: Isolation,
   ) {
     this.process = new ProcessDriver(join(home, 'workloads'), join(home, 'cache'), w.isolation);
     this.owner = ownerValue(home);
@@ -76,13 +107,40 @@ export class Launcher {
     return p;
   }
 
-  async start(t: RevisionTemplate, instanceId: string, port: number): Promise<{ driver: 'docker' | 'process'; run: RunningInstance }> {
+  /**
+   * Whether a revision's instances get their own network namespace (docs/decisions/serverless.md,
+   * Isolation): source folders under bubblewrap, images when the daemon is root (it enters the
+   * container's namespace); otherwise, and with --isolation none, a host port as before.
+   */
+  async network(t: RevisionTemplate): Promise<NetworkPlan> {
+    if (!this.isolation) return { isolated: false, message: `this data plane runs without doors: ${HOST_PORT}` };
+    let why: string | undefined;
+    if (isSourceRef(t.image)) {
+      why = this.w.isolation === 'none' ? 'the daemon runs with --isolation none' : await privateNetworkUnavailable();
+    } else {
+      why = hostDoorUnavailable();
+    }
+    why ??= this.isolation.doors.unusable();
+    return why ? { isolated: false, message: `${why}: ${HOST_PORT}` } : { isolated: true };
+  }
+
+  async start(
+    t: RevisionTemplate,
+    instanceId: string,
+    at: Endpoint,
+    log: (line: string) => void,
+  ): Promise<{ driver: 'docker' | 'process'; run: RunningInstance; doorPid?: number }> {
     const a = await this.prepare(t);
-    const env = { ...t.env, K_SERVICE: t.service, K_CONFIGURATION: t.service, K_REVISION: t.revision };
+    // Behind a door PORT is the revision's own container_port: every instance has its own namespace.
+    const port = at.door ? t.port : at.port;
+    const env = { ...t.env, K_SERVICE: t.service, K_CONFIGURATION: t.service, K_REVISION: t.revision, ...(at.door ? PROXY_ENV : {}) };
     const limits = { cpus: t.cpus, memoryBytes: t.memoryBytes };
+    const iso = this.isolation;
+    const door = at.door && iso ? { script: doorScript(), dir: at.door.dir, bridge: iso.bridge.path, platformPorts: await iso.platformPorts() } : undefined;
     if (a.driver === 'docker') {
       this.beforeContainer?.();
-      const run = await this.dockerDriver().start({
+      const driver = this.dockerDriver();
+      const run = await driver.start({
         instanceId,
         artifact: a.ref,
         framework: 'image',
@@ -92,10 +150,42 @@ export class Launcher {
         command: t.command,
         args: t.args,
         labels: { [OWNER_LABEL]: this.owner, 'platform.serverless.revision': t.revision },
+        door,
       });
-      return { driver: 'docker', run };
+      if (!door || !at.door || !iso) return { driver: 'docker', run };
+      let nsPid: number;
+      try {
+        nsPid = await driver.pidOf(run.container!);
+      } catch {
+        // Exited already: its exit code says why (the readiness wait sees the exit).
+        return { driver: 'docker', run };
+      }
+      let hostDoor: Awaited<ReturnType<typeof startHostDoor>>;
+      try {
+        hostDoor = await startHostDoor(nsPid, at.door, iso.bridge.dir, port, door.platformPorts, (l) => log(`door: ${l.trimEnd()}`));
+      } catch (e) {
+        await run.stop();
+        throw e;
+      }
+      // No door, no way in: the container stops with it.
+      void hostDoor.exited.then(() => run.stop());
+      return {
+        driver: 'docker',
+        doorPid: hostDoor.pid,
+        run: {
+          ...run,
+          exited: run.exited.then(async (r) => {
+            await hostDoor.stop();
+            return r;
+          }),
+          async stop() {
+            await run.stop();
+            await hostDoor.stop();
+          },
+        },
+      };
     }
-    const run = await this.process.start({ instanceId, artifact: a.ref, framework: 'server', runtime: a.runtime, port, env, limits, command: t.command, args: t.args });
+    const run = await this.process.start({ instanceId, artifact: a.ref, framework: 'server', runtime: a.runtime, port, env, limits, command: t.command, args: t.args, door });
     return { driver: 'process', run };
   }
 

@@ -8,6 +8,8 @@ export interface LedgerEntry {
   driver: 'process' | 'docker';
   pid?: number;
   container?: string;
+  /** The door a root daemon runs on the host in a container's namespace (its own process group). */
+  doorPid?: number;
 }
 
 /**

@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import type { Dispatcher } from 'undici';
 import { ApiError } from '../../../http/errors.js';
 import type { RunningInstance } from '../../../runtime/driver.js';
 import { LogCapture } from '../../../runtime/log-capture.js';
 import type { PortAllocator } from '../../../runtime/ports.js';
 import type { RevisionReport, RevisionTemplate, Scaling } from '../plane.js';
-import { LaunchFailure, type Launcher } from './launcher.js';
+import type { DoorDir, Doors } from './doors.js';
+import { LaunchFailure, type Launcher, type NetworkPlan } from './launcher.js';
 import type { Ledger } from './ledger.js';
-import { accepts, PortError, waitForPort } from './probe.js';
+import { accepts, doorSaysListening, PortError, waitListening } from './probe.js';
 
 /** Spec 2 §4.3: container_concurrency 0 means the serverless default, the table's 80. */
 export const DEFAULT_CONCURRENCY = 80;
@@ -18,6 +20,11 @@ const KEEP_LINES = 10_000;
 export interface PoolEnv {
   launcher: Launcher;
   ports: PortAllocator;
+  doors: Doors;
+  /** The keep-alive pool shared by instances on host ports. */
+  sharedDispatcher(): Dispatcher;
+  /** An isolated instance's own pool over its door.sock (closed when it stops). */
+  doorDispatcher(socketPath: string): Dispatcher;
   ledger: Ledger;
   idleMs: number;
   startTimeoutMs: number;
@@ -31,7 +38,13 @@ export interface PoolEnv {
 
 export interface Instance {
   id: string;
+  /** Its host port; 0 behind a door. */
   port: number;
+  /** Its own network namespace's door (isolated instances). */
+  door?: DoorDir;
+  /** Where requests go: `origin` over `dispatcher` (set once started). */
+  dispatcher?: Dispatcher;
+  origin: string;
   run?: RunningInstance;
   logs: LogCapture;
   inflight: number;
@@ -70,6 +83,8 @@ export class RevisionPool {
   private failure?: { at: number; count: number; error: LaunchFailure };
   private restartTimer?: NodeJS.Timeout;
   private closed = false;
+  private plan?: Promise<NetworkPlan>;
+  private network?: RevisionReport['network'];
   scaling = effectiveScaling({ minScale: 0, maxScale: 0, containerConcurrency: 0 });
   routable = false;
 
@@ -79,7 +94,7 @@ export class RevisionPool {
   ) {}
 
   report(): RevisionReport {
-    return { ...this.state };
+    return this.withNetwork(this.state);
   }
 
   /** Ready instances now (a revision's replicas). */
@@ -137,7 +152,7 @@ export class RevisionPool {
     // a moment to be seen before asking the port.
     let gone = false;
     void Promise.race([i.run?.exited.then(() => (gone = true)), new Promise((r) => setTimeout(r, 250))])
-      .then(() => (gone || i.stopping ? true : accepts(i.port)))
+      .then(() => (gone || i.stopping ? true : this.listening(i)))
       .then((ok) => {
         if (gone || i.stopping) return;
         if (!ok) return void this.stopInstance(i, 'it stopped accepting connections on its port');
@@ -234,7 +249,16 @@ export class RevisionPool {
     const s = this.state;
     if (s.state === next.state && s.reason === next.reason && s.message === next.message && s.replicas === next.replicas) return;
     this.state = next;
-    this.env.changed({ ...next });
+    this.env.changed(this.withNetwork(next));
+  }
+
+  private withNetwork(r: RevisionReport): RevisionReport {
+    return this.network ? { ...r, network: { ...this.network } } : { ...r };
+  }
+
+  /** Whether the instance's server accepts connections: its door asks inside its namespace. */
+  private listening(i: Instance): Promise<boolean> {
+    return i.door ? doorSaysListening(i.door.probe) : accepts(i.port);
   }
 
   private readyReport(): void {
@@ -245,29 +269,45 @@ export class RevisionPool {
   private async launch(): Promise<Instance> {
     const id = `${this.t.revision}-${randomBytes(3).toString('hex')}`;
     const logs = new LogCapture(id, this.t.revision, () => true, { keepLines: KEEP_LINES, keepChars: 8 * 1024 * 1024 });
-    const inst: Instance = { id, port: 0, logs, inflight: 0, lastUsed: Date.now(), startedAt: Date.now(), ready: false, served: false, stopping: false };
+    const inst: Instance = { id, port: 0, origin: '', logs, inflight: 0, lastUsed: Date.now(), startedAt: Date.now(), ready: false, served: false, stopping: false };
     this.instances.push(inst);
     try {
       await this.env.reaped;
       if (this.closed) throw new LaunchFailure('Stopped', 'the revision is no longer served');
-      inst.port = await this.env.ports.take();
-      logs.push('system', `instance ${id} starting on 127.0.0.1:${inst.port}`);
+      const plan = await (this.plan ??= this.env.launcher.network(this.t));
+      this.network = plan.isolated ? { isolated: true } : { isolated: false, message: plan.message };
+      if (this.closed || inst.stopping) throw new LaunchFailure('Stopped', 'the revision is no longer served');
+      if (plan.isolated) {
+        inst.door = this.env.doors.make(id);
+        logs.push('system', `instance ${id} starting in its own network namespace on port ${this.t.port}`);
+      } else {
+        inst.port = await this.env.ports.take();
+        logs.push('system', `instance ${id} starting on 127.0.0.1:${inst.port}`);
+      }
       let started;
       try {
-        started = await this.env.launcher.start(this.t, id, inst.port);
+        started = await this.env.launcher.start(this.t, id, inst.door ? { door: inst.door } : { port: inst.port }, (line) => logs.push('system', line));
       } catch (e) {
         if (e instanceof LaunchFailure) throw e;
         throw new LaunchFailure('StartFailed', `instance ${id} could not start: ${(e as Error).message}`);
       }
       const run = started.run;
       inst.run = run;
-      this.env.ledger.add({ id, driver: started.driver, pid: run.pid, container: run.container });
+      this.env.ledger.add({ id, driver: started.driver, pid: run.pid, container: run.container, doorPid: started.doorPid });
+      if (inst.door) {
+        inst.dispatcher = this.env.doorDispatcher(inst.door.sock);
+        inst.origin = 'http://localhost';
+      } else {
+        inst.dispatcher = this.env.sharedDispatcher();
+        inst.origin = `http://127.0.0.1:${inst.port}`;
+      }
       logs.attach(run.stdout, 'stdout');
       logs.attach(run.stderr, 'stderr');
       void run.exited.then((r) => this.exited(inst, r));
       if (this.closed || inst.stopping) throw new LaunchFailure('Stopped', 'the revision is no longer served');
+      const port = inst.door ? this.t.port : inst.port;
       try {
-        await waitForPort(inst.port, this.env.startTimeoutMs, run.exited);
+        await waitListening(() => this.listening(inst), this.env.startTimeoutMs, run.exited);
       } catch (e) {
         if (inst.stopping) throw new LaunchFailure('Stopped', 'the revision is no longer served');
         // The output arrives through the streams a moment after an exit: give it a turn.
@@ -275,9 +315,9 @@ export class RevisionPool {
         const tail = this.tail(inst);
         if (e instanceof PortError && e.kind === 'exited') {
           const code = await run.exited;
-          throw new LaunchFailure(code.signal ? `Signal${code.signal}` : `ExitCode${code.code}`, `the container exited (${code.signal ? `signal ${code.signal}` : `exit code ${code.code}`}) before it listened on port ${inst.port} ($PORT)${tail}`);
+          throw new LaunchFailure(code.signal ? `Signal${code.signal}` : `ExitCode${code.code}`, `the container exited (${code.signal ? `signal ${code.signal}` : `exit code ${code.code}`}) before it listened on port ${port} ($PORT)${tail}`);
         }
-        throw new LaunchFailure('ProgressDeadlineExceeded', `the container did not listen on port ${inst.port} ($PORT) within ${Math.round(this.env.startTimeoutMs / 1000)} s${tail}`);
+        throw new LaunchFailure('ProgressDeadlineExceeded', `the container did not listen on port ${port} ($PORT) within ${Math.round(this.env.startTimeoutMs / 1000)} s${tail}`);
       }
     } catch (e) {
       const failure = e instanceof LaunchFailure ? e : new LaunchFailure('StartFailed', (e as Error).message);
@@ -317,8 +357,17 @@ export class RevisionPool {
     }
   }
 
+  /** What an instance held besides its process: its host port, or its door's directory and pool. */
+  private releaseEndpoint(inst: Instance): void {
+    if (inst.port) this.env.ports.release(inst.port);
+    if (inst.door) {
+      this.env.doors.remove(inst.door);
+      void inst.dispatcher?.destroy().catch(() => undefined);
+    }
+  }
+
   private exited(inst: Instance, r: { code: number | null; signal: string | null }): void {
-    this.env.ports.release(inst.port);
+    this.releaseEndpoint(inst);
     this.env.ledger.remove(inst.id);
     const at = this.instances.indexOf(inst);
     if (at >= 0) this.instances.splice(at, 1);
@@ -352,7 +401,7 @@ export class RevisionPool {
     if (wasReady && this.state.state === 'ready') this.readyReport();
     if (!inst.run) {
       // Never started (a failed pull or build): nothing to wait for.
-      if (inst.port) this.env.ports.release(inst.port);
+      this.releaseEndpoint(inst);
       const at = this.instances.indexOf(inst);
       if (at >= 0) this.instances.splice(at, 1);
       inst.logs.close();
