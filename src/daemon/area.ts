@@ -39,7 +39,15 @@ export interface Hooks {
    * Requests routed by Host header before the path router (workload public addresses such as
    * `<name>-<short>.apps.localhost`): the first whose `matches` is true serves the request.
    */
-  hostRoutes: Array<{ matches(host: string): boolean; serve(ctx: RequestContext): Promise<void> }>;
+  hostRoutes: Array<{
+    matches(host: string): boolean;
+    serve(ctx: RequestContext): Promise<void>;
+    /**
+     * The route authenticates and rate-limits its callers itself (the gateway: its endpoints'
+     * keys, JWTs and limits), so no platform credential is resolved and no platform bucket taken.
+     */
+    ownEdge?: boolean;
+  }>;
   /**
    * Requests routed by path prefix before the router, with no platform credential resolved (the
    * MCP protocol endpoint checks its own bearer). `internal` is true on the internal listener,
