@@ -25,7 +25,7 @@ beforeAll(async () => {
       const response = Packet.createResponseFromRequest(request);
       const [q] = request.questions;
       const target = records.get(String(q.name).toLowerCase());
-      if (target && q.type === Packet.TYPE.CNAME) response.answers.push({ name: q.name, type: Packet.TYPE.CNAME, class: Packet.CLASS.IN, ttl: 30, domain: target });
+      if (target && q.type === Packet.TYPE.CNAME) response.answers.push({ name: q.name, type: Packet.TYPE.CNAME, class: Packet.CLASS.IN, ttl: 30, domain: target } as any);
       send(response);
     },
   });

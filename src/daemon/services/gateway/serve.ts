@@ -87,7 +87,7 @@ function limitHeaders(r: { limit: number; remaining: number; resetSeconds: numbe
 }
 
 /** Where the request goes for each target kind (docs/decisions/gateway.md, "Targets"). */
-function hopFor(d: ServeDeps, e: EndpointRow, short: string, path: string): Hop {
+function hopFor(d: ServeDeps, e: EndpointRow, short: string, path: string, clientHost: string): Hop {
   const { config } = d.ctx;
   const main = `http://127.0.0.1:${config.port}`;
   switch (e.target_kind) {
@@ -98,7 +98,9 @@ function hopFor(d: ServeDeps, e: EndpointRow, short: string, path: string): Hop 
       return { origin: main, path, set: { host: `${e.target_name}-${short}.apps.localhost:${config.port}`, ...internalCallHeaders() }, drop: new Set() };
     case 'serverless':
     case 'container':
-      return { origin: `http://127.0.0.1:${config.internalPort}`, path: `/services/${short}/${e.target_name}${path}`, set: {}, drop: new Set() };
+      // The internal listener routes by path whatever the Host, so the client's Host is kept (the
+      // data plane derives X-Forwarded-Host from it).
+      return { origin: `http://127.0.0.1:${config.internalPort}`, path: `/services/${short}/${e.target_name}${path}`, set: { host: clientHost }, drop: new Set() };
     case 'vectordb':
     case 'pubsub':
       return {
@@ -166,7 +168,8 @@ export async function serveGateway(d: ServeDeps, rc: RequestContext): Promise<vo
     if (!r.allowed) throw new ApiError(429, `rate limit of ${limit.requests} per ${limit.unit} per ${limit.key === 'api_key' ? 'API key' : 'client address'} exceeded`, { 'Retry-After': String(r.resetSeconds) });
   }
   res.setHeader(DECISION_HEADER, `endpoint=${e.name}; auth=${auth.mode}; caller=${who}; target=${e.target_kind}${e.target_name ? `/${e.target_name}` : ''}`);
-  const hop = hopFor(d, e, project.short, safePath(req.url));
+  const clientHost = requestHostname(host) ?? host;
+  const hop = hopFor(d, e, project.short, safePath(req.url), clientHost);
   for (const h of drop) hop.drop.add(h);
-  await d.forwarder.forward(req, res, hop, { for: client?.toString() ?? rc.ip, proto: 'http', host: requestHostname(host) ?? host }, `${e.target_kind}${e.target_name ? ` ${e.target_name}` : ''}`);
+  await d.forwarder.forward(req, res, hop, { for: client?.toString() ?? rc.ip, proto: 'http', host: clientHost }, `${e.target_kind}${e.target_name ? ` ${e.target_name}` : ''}`);
 }
