@@ -15,8 +15,10 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { c as tarCreate } from 'tar';
 import { BENCH_ADMIN, ms, startDaemonProcess, stopDaemonProcess, type Row } from './lib.js';
 
-const SECONDS = Number(process.env.GATEWAY_BENCH_SECONDS ?? 5);
-const CONNECTIONS = Number(process.env.GATEWAY_BENCH_CONNECTIONS ?? 20);
+const SECONDS = Number(process.env.GATEWAY_BENCH_SECONDS ?? 3);
+/** Rounds, each running every path once in a rotated order, so drift (warm-up, other load) hits all alike. */
+const ROUNDS = Number(process.env.GATEWAY_BENCH_ROUNDS ?? 3);
+const CONNECTIONS = Number(process.env.GATEWAY_BENCH_CONNECTIONS ?? 8);
 const BODY = '{"message":"x"}';
 
 async function pack(files: Record<string, string>): Promise<Buffer> {
@@ -52,11 +54,25 @@ interface Run {
   errors: number;
 }
 
-async function load(url: string, headers: Record<string, string>): Promise<Run> {
+async function load(url: string, headers: Record<string, string>, warm: boolean): Promise<Run> {
   const opts = { url, method: 'POST' as const, body: BODY, headers: { 'content-type': 'application/json', ...headers }, connections: CONNECTIONS };
-  await autocannon({ ...opts, duration: 1 }); // warm-up: pools, JIT, the instance
+  if (warm) await autocannon({ ...opts, duration: 1 }); // pools, JIT, the instance
   const r = await autocannon({ ...opts, duration: SECONDS });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors + r.timeouts };
+}
+
+const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** Each path once per round, the order rotated every round; the median of each figure. */
+async function interleaved(paths: Array<[string, string, Record<string, string>]>): Promise<Map<string, Run>> {
+  const runs = new Map<string, Run[]>(paths.map(([n]) => [n, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < paths.length; i++) {
+      const [name, url, headers] = paths[(i + round) % paths.length]!;
+      runs.get(name)!.push(await load(url, headers, round === 0));
+    }
+  }
+  return new Map([...runs].map(([n, rs]) => [n, { rps: mid(rs.map((r) => r.rps)), p50: mid(rs.map((r) => r.p50)), p99: mid(rs.map((r) => r.p99)), errors: rs.reduce((a, r) => a + r.errors, 0) }]));
 }
 
 export async function gatewayBench(): Promise<Row[]> {
@@ -109,15 +125,18 @@ export async function gatewayBench(): Promise<Row[]> {
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/`;
     const gwHost = (n: string) => `${n}-${short}.gw.localhost:${port}`;
 
-    const direct = await load(`${d.url}/`, { host: appsHost });
-    const raw = await load(proxyUrl, {});
-    const none = await load(`${d.url}/`, { host: gwHost('open') });
-    const keyed = await load(`${d.url}/`, { host: gwHost('keyed'), 'x-api-key': key });
-    const signed = await load(`${d.url}/`, { host: gwHost('signed'), authorization: `Bearer ${jwt}` });
+    const m = await interleaved([
+      ['direct', `${d.url}/`, { host: appsHost }],
+      ['raw', proxyUrl, {}],
+      ['none', `${d.url}/`, { host: gwHost('open') }],
+      ['keyed', `${d.url}/`, { host: gwHost('keyed'), 'x-api-key': key }],
+      ['signed', `${d.url}/`, { host: gwHost('signed'), authorization: `Bearer ${jwt}` }],
+    ]);
+    const [direct, raw, none, keyed, signed] = (['direct', 'raw', 'none', 'keyed', 'signed'] as const).map((n) => m.get(n)!) as [Run, Run, Run, Run, Run];
 
     const rows: Row[] = [];
     const row = (name: string, r: Run, goal?: string) => {
-      rows.push({ bench: 'gateway', metric: `${name}: requests/s (${CONNECTIONS} connections, ${SECONDS} s)`, value: r.rps.toFixed(0), baseline: `raw proxy ${raw.rps.toFixed(0)}`, ratio: `${((r.rps / raw.rps) * 100).toFixed(0)}% of raw proxy`, goal });
+      rows.push({ bench: 'gateway', metric: `${name}: requests/s (${CONNECTIONS} connections, median of ${ROUNDS} x ${SECONDS} s)`, value: r.rps.toFixed(0), baseline: `raw proxy ${raw.rps.toFixed(0)}`, ratio: `${((r.rps / raw.rps) * 100).toFixed(0)}% of raw proxy`, goal });
       rows.push({ bench: 'gateway', metric: `${name}: p50 / p99 latency, added over direct`, value: `${ms(r.p50)} / ${ms(r.p99)}`, baseline: `direct ${ms(direct.p50)} / ${ms(direct.p99)}`, ratio: `+${ms(r.p50 - direct.p50)} / +${ms(r.p99 - direct.p99)}`, goal: goal ? '< 1 ms added p50' : undefined });
       if (r.errors) rows.push({ bench: 'gateway', metric: `${name}: non-2xx or failed`, value: String(r.errors) });
     };

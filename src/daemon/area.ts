@@ -54,6 +54,12 @@ export interface Hooks {
    * which serves nothing else.
    */
   pathRoutes: Array<{ matches(path: string): boolean; serve(ctx: RequestContext, internal: boolean): Promise<void> }>;
+  /**
+   * Set by the agents area: forwards a request to an agent or function of the project the way its
+   * public address does (instance secret, cold start, timeouts), with no invoke gate: the gateway's
+   * endpoint authenticated the caller. 404 when no workload of that name and kind serves.
+   */
+  agentForward?: (ctx: RequestContext, projectId: string, name: string, kind: 'agent' | 'function') => Promise<void>;
   /** Set by the MCP area: which servers an agent revision records, and the MCP_SERVERS value they render to. */
   mcpServers?: McpServersHook;
   /** Dependencies reported by the daemon's `GET /healthz`, by name (messaging's, spec 3 §4.3). */

@@ -3,7 +3,6 @@ import { GATEWAY_KEY_HEADER, type RateLimit } from '../../../api/gateway.js';
 import type { AreaContext } from '../../area.js';
 import { ApiError } from '../../http/errors.js';
 import type { RequestContext } from '../../http/router.js';
-import { internalCallHeaders } from '../../internal-call.js';
 import { findProject } from '../accounts/access.js';
 import { parseSharedHostname, requestHostname } from './address.js';
 import { clientAddress, compileRanges, inRanges } from './allowlist.js';
@@ -93,9 +92,8 @@ function hopFor(d: ServeDeps, e: EndpointRow, short: string, path: string, clien
   switch (e.target_kind) {
     case 'agent':
     case 'function':
-      // The workload's own public route (instance secret, cold start, timeouts) as an internal call:
-      // the endpoint's auth replaced the platform's invoke gate.
-      return { origin: main, path, set: { host: `${e.target_name}-${short}.apps.localhost:${config.port}`, ...internalCallHeaders() }, drop: new Set() };
+      // Served in-process through the agents area (serveGateway): never an HTTP hop.
+      throw new Error(`${e.target_kind} targets are forwarded by the agents area`);
     case 'serverless':
     case 'container':
       // The internal listener routes by path whatever the Host, so the client's Host is kept (the
@@ -169,7 +167,20 @@ export async function serveGateway(d: ServeDeps, rc: RequestContext): Promise<vo
   }
   res.setHeader(DECISION_HEADER, `endpoint=${e.name}; auth=${auth.mode}; caller=${who}; target=${e.target_kind}${e.target_name ? `/${e.target_name}` : ''}`);
   const clientHost = requestHostname(host) ?? host;
-  const hop = hopFor(d, e, project.short, safePath(req.url), clientHost);
+  const path = safePath(req.url);
+  const forwarded = { for: client?.toString() ?? rc.ip, proto: 'http', host: clientHost };
+  if (e.target_kind === 'agent' || e.target_kind === 'function') {
+    // The agents area forwards the request as it is (its own pooled client, instance secret, cold
+    // start, timeouts): the gateway's changes are made on the request's headers first.
+    if (!d.ctx.hooks.agentForward) throw new ApiError(503, 'agents are not available on this daemon');
+    for (const h of drop) delete req.headers[h];
+    const prior = req.headers['x-forwarded-for'];
+    req.headers['x-forwarded-for'] = prior ? `${Array.isArray(prior) ? prior.join(', ') : prior}, ${forwarded.for}` : forwarded.for;
+    req.headers['x-forwarded-proto'] = forwarded.proto;
+    req.headers['x-forwarded-host'] = forwarded.host;
+    return d.ctx.hooks.agentForward(rc, e.project_id, e.target_name, e.target_kind);
+  }
+  const hop = hopFor(d, e, project.short, path, clientHost);
   for (const h of drop) hop.drop.add(h);
-  await d.forwarder.forward(req, res, hop, { for: client?.toString() ?? rc.ip, proto: 'http', host: clientHost }, `${e.target_kind}${e.target_name ? ` ${e.target_name}` : ''}`);
+  await d.forwarder.forward(req, res, hop, forwarded, `${e.target_kind}${e.target_name ? ` ${e.target_name}` : ''}`);
 }
