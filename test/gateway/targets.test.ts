@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayConfig, workloadConfigFromEnv } from '../../src/daemon/config.js';
-import { archive, deployForm, HELLO_PY, waitState } from '../agents/helpers.js';
+import { archive, deployForm, HELLO_PY, langgraphSample, waitState } from '../agents/helpers.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { grant, makeProject, makeUser } from '../helpers/fixtures.js';
 import { SERVER_PY } from '../serverless/data-helpers.js';
@@ -34,7 +34,10 @@ beforeAll(async () => {
   expect((await d.api('POST', `/v1/projects/${p.id}/services`, { token, body: { name: 'echo', image } })).status).toBe(202);
   const fn = await deployForm(d, token, { name: 'hello', framework: 'function', runtime: 'python' }, archive({ 'main.py': HELLO_PY }), `?project=${p.slug}`);
   expect(fn.status, JSON.stringify(fn.body)).toBe(202);
+  const agent = await deployForm(d, token, { name: 'graph', framework: 'langgraph' }, archive(langgraphSample()), `?project=${p.slug}`);
+  expect(agent.status, JSON.stringify(agent.body)).toBe(202);
   await waitState(d, token, 'hello', 'ready', p.slug, 90_000);
+  await waitState(d, token, 'graph', 'ready', p.slug, 90_000);
   const deadline = Date.now() + 60_000;
   while (!(await d.api('GET', `/v1/projects/${p.id}/services/echo`, { token })).body.ready) {
     if (Date.now() > deadline) throw new Error('service echo never ready');
@@ -67,6 +70,14 @@ describe('target kinds', { timeout: 60_000 }, () => {
     expect(dead.body).toMatchObject({ error: expect.any(String), request_id: expect.stringMatching(/^req_/) });
     // The kind must match what the name is: hello is a function, not an agent.
     expect((await d.api('POST', `${gw(p.id)}/endpoints`, { token, body: { name: 'wrongkind', target: { kind: 'agent', name: 'hello' } } })).status).toBe(404);
+  });
+
+  it('agent: the request reaches the agent harness (its /invoke)', async () => {
+    await published('bot', { target: { kind: 'agent', name: 'graph' } });
+    const r = await viaHost(d, sharedHost(d, 'bot', p.short), { method: 'POST', path: '/invoke', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'weather' }) });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.output).toMatch(/facts about weather/);
+    expect((await d.api('POST', `${gw(p.id)}/endpoints`, { token, body: { name: 'wrongkind2', target: { kind: 'function', name: 'graph' } } })).status).toBe(404);
   });
 
   it('serverless: method, path, query, body and X-Forwarded-* reach a private service; the endpoint key does not', async () => {

@@ -52,7 +52,8 @@ export function endpointForHost(ctx: AreaContext, hostHeader: string): EndpointR
 /** Whether a Host is the gateway's to answer (its zone, or any claimed custom hostname). */
 export function isGatewayHost(ctx: AreaContext, hostHeader: string): boolean {
   const hostname = requestHostname(hostHeader);
-  if (!hostname) return false;
+  // The API's own addresses (an IP literal, localhost) are never a claim: no lookup for them.
+  if (!hostname || hostname === 'localhost' || /^[\d.]+$/.test(hostname)) return false;
   const zone = ctx.config.gateway.domain;
   return hostname === zone || hostname.endsWith(`.${zone}`) || gatewayStore.domain(ctx.db, hostname) !== undefined;
 }
