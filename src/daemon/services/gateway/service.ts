@@ -135,6 +135,10 @@ export function get(d: Deps, p: Principal, ref: string, name: string) {
 
 export function patch(d: Deps, p: Principal, ref: string, name: string, body: EndpointPatchBody) {
   const access = admin(d, p, ref);
+  return tx(d.ctx.db, () => patchIn(d, access, name, body));
+}
+
+function patchIn(d: Deps, access: ProjectAccess, name: string, body: EndpointPatchBody) {
   const e = endpointOr404(d, access.project.id, name);
   const next: EndpointRow = { ...e };
   if (body.target) {
@@ -151,10 +155,8 @@ export function patch(d: Deps, p: Principal, ref: string, name: string, body: En
   if (body.hostname !== undefined) next.hostname = body.hostname === null || body.hostname === '' ? '' : claimedHostname(d, access.project.id, body.hostname);
   if (e.published) requireKeysToPublish(d, e, auth);
   next.updated_at = isoNow(d.ctx.clock);
-  tx(d.ctx.db, () => {
-    next.credential_sealed = d.credentials.provision(access, next);
-    gatewayStore.update(d.ctx.db, next);
-  });
+  next.credential_sealed = d.credentials.provision(access, next);
+  gatewayStore.update(d.ctx.db, next);
   d.changed(e.id);
   return endpointView(d.ctx, access.project.short, next);
 }
@@ -172,10 +174,14 @@ export function remove(d: Deps, p: Principal, ref: string, name: string): void {
 
 export function setPublished(d: Deps, p: Principal, ref: string, name: string, published: boolean) {
   const access = admin(d, p, ref);
-  const e = endpointOr404(d, access.project.id, name);
-  if (published) requireKeysToPublish(d, e, JSON.parse(e.auth) as AuthSettings);
-  const next = { ...e, published: published ? 1 : 0, updated_at: isoNow(d.ctx.clock) };
-  gatewayStore.update(d.ctx.db, next);
+  const next = tx(d.ctx.db, () => {
+    const e = endpointOr404(d, access.project.id, name);
+    if (published) requireKeysToPublish(d, e, JSON.parse(e.auth) as AuthSettings);
+    const row = { ...e, published: published ? 1 : 0, updated_at: isoNow(d.ctx.clock) };
+    gatewayStore.update(d.ctx.db, row);
+    return row;
+  });
+  const e = next;
   d.changed(e.id);
   return endpointView(d.ctx, access.project.short, next);
 }
