@@ -77,6 +77,12 @@ describe('target kinds', { timeout: 60_000 }, () => {
     const r = await viaHost(d, sharedHost(d, 'bot', p.short), { method: 'POST', path: '/invoke', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'weather' }) });
     expect(r.status, r.text).toBe(200);
     expect(r.body.output).toMatch(/facts about weather/);
+    // A streamed answer streams through: NDJSON lines, the first before the last is written.
+    const stream = await viaHost(d, sharedHost(d, 'bot', p.short), { method: 'POST', path: '/invoke/stream', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'rain' }) });
+    expect(stream.status).toBe(200);
+    expect(String(stream.headers['content-type'])).toMatch(/ndjson/);
+    expect(stream.headers['content-length']).toBeUndefined();
+    expect(stream.text.trim().split('\n').length).toBeGreaterThan(1);
     expect((await d.api('POST', `${gw(p.id)}/endpoints`, { token, body: { name: 'wrongkind2', target: { kind: 'function', name: 'graph' } } })).status).toBe(404);
   });
 
