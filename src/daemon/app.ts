@@ -88,6 +88,7 @@ export function createApp(deps: AppDeps): App {
       // The internal listener serves path routes only (MCP endpoints), whatever the Host says.
       const internal = arrivedOnInternalListener(req);
       const hosted = internal ? undefined : ctx.hooks.hostRoutes.find((h) => h.matches(String(req.headers.host ?? '')));
+      if (hosted?.ownEdge) return await hosted.serve({ requestId, ip, req, res });
       if (hosted) {
         const principal = await credentials.resolve(req.headers.authorization);
         const wait = isInternalCall(req) ? 0 : buckets.take(principal ? principalKey(principal) : `ip:${ip}`);

@@ -39,13 +39,27 @@ export interface Hooks {
    * Requests routed by Host header before the path router (workload public addresses such as
    * `<name>-<short>.apps.localhost`): the first whose `matches` is true serves the request.
    */
-  hostRoutes: Array<{ matches(host: string): boolean; serve(ctx: RequestContext): Promise<void> }>;
+  hostRoutes: Array<{
+    matches(host: string): boolean;
+    serve(ctx: RequestContext): Promise<void>;
+    /**
+     * The route authenticates and rate-limits its callers itself (the gateway: its endpoints'
+     * keys, JWTs and limits), so no platform credential is resolved and no platform bucket taken.
+     */
+    ownEdge?: boolean;
+  }>;
   /**
    * Requests routed by path prefix before the router, with no platform credential resolved (the
    * MCP protocol endpoint checks its own bearer). `internal` is true on the internal listener,
    * which serves nothing else.
    */
   pathRoutes: Array<{ matches(path: string): boolean; serve(ctx: RequestContext, internal: boolean): Promise<void> }>;
+  /**
+   * Set by the agents area: forwards a request to an agent or function of the project the way its
+   * public address does (instance secret, cold start, timeouts), with no invoke gate: the gateway's
+   * endpoint authenticated the caller. 404 when no workload of that name and kind serves.
+   */
+  agentForward?: (ctx: RequestContext, projectId: string, name: string, kind: 'agent' | 'function') => Promise<void>;
   /** Set by the MCP area: which servers an agent revision records, and the MCP_SERVERS value they render to. */
   mcpServers?: McpServersHook;
   /** Dependencies reported by the daemon's `GET /healthz`, by name (messaging's, spec 3 §4.3). */

@@ -54,6 +54,45 @@ export interface DaemonConfig {
      */
     qdrantPort?: number;
   };
+  /** The gateway (spec 2 §2.5, §4.5; docs/decisions/gateway.md). */
+  gateway: GatewayConfig;
+}
+
+export interface GatewayConfig {
+  /** PLATFORM_GATEWAY_DOMAIN: the shared zone; endpoints answer at `<name>-<short>.<domain>`. */
+  domain: string;
+  /** PLATFORM_GATEWAY_DNS: resolvers (host:port, comma separated) the domain sweep asks; empty: the system's. */
+  dnsServers: string[];
+  /** PLATFORM_GATEWAY_VERIFY_SECONDS: how often unverified domains are resolved. */
+  verifyIntervalMs: number;
+  /** PLATFORM_GATEWAY_TRUSTED_PROXIES: CIDRs whose X-Forwarded-For is believed for the client address. */
+  trustedProxies: string[];
+  /** PLATFORM_GATEWAY_KEY_OVERLAP_SECONDS: how long a rotated-out key keeps working (default 24 h). */
+  keyOverlapSeconds: number;
+  /** PLATFORM_GATEWAY_JWKS_COOLDOWN_MS: least time between two fetches of one key set (an unknown kid refetches). */
+  jwksCooldownMs: number;
+  /** PLATFORM_GATEWAY_JWKS_MAX_AGE_SECONDS: a key set older than this is fetched again. */
+  jwksMaxAgeSeconds: number;
+  /** PLATFORM_GATEWAY_CLOCK_SKEW_SECONDS: tolerance on exp and nbf. */
+  clockSkewSeconds: number;
+  /** PLATFORM_GATEWAY_TIMEOUT_SECONDS: a target that does not start answering in this time is a 504. */
+  targetTimeoutSeconds: number;
+}
+
+const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+
+export function gatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
+  return {
+    domain: (env.PLATFORM_GATEWAY_DOMAIN || 'gw.localhost').toLowerCase().replace(/\.$/, ''),
+    dnsServers: list(env.PLATFORM_GATEWAY_DNS),
+    verifyIntervalMs: num(env.PLATFORM_GATEWAY_VERIFY_SECONDS, 60) * 1000,
+    trustedProxies: list(env.PLATFORM_GATEWAY_TRUSTED_PROXIES),
+    keyOverlapSeconds: num(env.PLATFORM_GATEWAY_KEY_OVERLAP_SECONDS, 24 * 3600),
+    jwksCooldownMs: num(env.PLATFORM_GATEWAY_JWKS_COOLDOWN_MS, 30_000),
+    jwksMaxAgeSeconds: num(env.PLATFORM_GATEWAY_JWKS_MAX_AGE_SECONDS, 600),
+    clockSkewSeconds: num(env.PLATFORM_GATEWAY_CLOCK_SKEW_SECONDS, 60),
+    targetTimeoutSeconds: num(env.PLATFORM_GATEWAY_TIMEOUT_SECONDS, 60),
+  };
 }
 
 /**
@@ -204,6 +243,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
       },
       ...(env.PLATFORM_QDRANT_PORT ? { qdrantPort: num(env.PLATFORM_QDRANT_PORT, 6333) } : {}),
     },
+    gateway: gatewayConfig(env),
     ...overrides,
   };
 }

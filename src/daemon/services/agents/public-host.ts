@@ -6,6 +6,7 @@ import { acquire, invokeTarget, pipeUpstream, servingAgent } from './invoke.js';
 import { INTERNAL_CALL_HEADER, isInternalCall } from '../../internal-call.js';
 import { INSTANCE_SECRET_HEADER } from '../../runtime/instance-secret.js';
 import type { Deps } from './service.js';
+import type { AgentRow } from './store.js';
 import { clampTimeout } from './view.js';
 import type { AgentConfig } from '../../../api/agents.js';
 import { MiB } from '../../../api/contract.js';
@@ -32,6 +33,21 @@ export async function servePublic(d: Deps, ctx: RequestContext): Promise<void> {
   // A call from inside the platform (a push delivery) reaches the internal address: no invoke gate.
   const internal = isInternalCall(ctx.req);
   const agent = internal ? servingAgent(d, target.name, project.id) : invokeTarget(d, ctx.principal, target.name, project.id);
+  await forwardToAgent(d, ctx, agent);
+}
+
+/**
+ * The gateway's way in (docs/decisions/gateway.md, Targets): the same forwarding as the public
+ * address, for an agent of the project named by a gateway endpoint, whose own auth replaced the
+ * invoke gate. `kind` must match (an endpoint for a function never reaches an agent of that name).
+ */
+export async function serveForGateway(d: Deps, ctx: RequestContext, projectId: string, name: string, kind: 'agent' | 'function'): Promise<void> {
+  const agent = servingAgent(d, name, projectId);
+  if (agent.kind !== kind) throw new ApiError(404, `no ${kind} ${name} in this project`);
+  await forwardToAgent(d, ctx, agent);
+}
+
+async function forwardToAgent(d: Deps, ctx: RequestContext, agent: AgentRow): Promise<void> {
   const cfg = JSON.parse(agent.config) as AgentConfig;
   const seconds = clampTimeout(cfg.timeout_seconds);
   const startSeconds = Math.min(seconds, clampTimeout(cfg.response_start_seconds ?? seconds));

@@ -12,7 +12,7 @@ import { ownedAgent } from './access.js';
 import { invoke, invokeTarget } from './invoke.js';
 import { AgentRuntime } from './lifecycle.js';
 import { agentMigrations } from './migrations.js';
-import { parsePublicHost, servePublic } from './public-host.js';
+import { parsePublicHost, serveForGateway, servePublic } from './public-host.js';
 import * as svc from './service.js';
 import { registerSecretBindings } from './secret-bindings.js';
 import { agentStore, type BuildRow } from './store.js';
@@ -46,6 +46,7 @@ export function createAgentsArea(): Area {
       ctx.hooks.agentNames.push((ids) => agentStore.namesIn(ctx.db, ids));
       ctx.hooks.unownedAgents.push(() => agentStore.unowned(ctx.db));
       ctx.hooks.hostRoutes.push({ matches: (host) => parsePublicHost(host) !== undefined, serve: (c) => servePublic(d, c) });
+      ctx.hooks.agentForward = (c, projectId, name, kind) => serveForGateway(d, c, projectId, name, kind);
     },
     async start() {
       await rt!.start();
