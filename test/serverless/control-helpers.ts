@@ -24,8 +24,8 @@ export class RecordingPlane implements DataPlane {
   onReport(cb: (serviceId: string, revision: string, r: RevisionReport) => void): void {
     this.listeners.push(cb);
   }
-  report(revision: string): RevisionReport | undefined {
-    return this.reports.get(revision);
+  report(serviceId: string, revision: string): RevisionReport | undefined {
+    return this.reports.get(`${serviceId}/${revision}`);
   }
   /** Plays a report as the real data plane would after a revision's instance answered (or failed). */
   emit(serviceId: string, revision: string, r: RevisionReport): void {
@@ -37,8 +37,8 @@ export class RecordingPlane implements DataPlane {
     res.setHeader('Content-Type', 'text/plain; charset=utf-8');
     res.end(`tail=${opts.tail} follow=${opts.follow}\n`);
   }
-  instances(serviceId: string): { revision: string; replicas: number }[] {
-    return [...this.reports.entries()].filter(([k]) => k.startsWith(`${serviceId}/`)).map(([k, r]) => ({ revision: k.slice(serviceId.length + 1), replicas: r.replicas }));
+  instances(serviceId: string): { revision: string; replicas: number; inflight: number }[] {
+    return [...this.reports.entries()].filter(([k]) => k.startsWith(`${serviceId}/`)).map(([k, r]) => ({ revision: k.slice(serviceId.length + 1), replicas: r.replicas, inflight: 0 }));
   }
   async stop(): Promise<void> {}
   /** The newest desired state applied for a service. */

@@ -176,7 +176,7 @@ export function source(h: Harness, files: Record<string, string>): string {
 export async function waitReport(h: Harness, serviceId: string, revision: string, state: RevisionReport['state'], ms = 60_000): Promise<RevisionReport> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const r = h.plane.reportOf(serviceId, revision);
+    const r = h.plane.report(serviceId, revision);
     if (r?.state === state) return r;
     if (Date.now() > deadline) throw new Error(`${revision} never became ${state}: ${JSON.stringify(r)}`);
     await sleep(20);

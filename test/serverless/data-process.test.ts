@@ -78,7 +78,7 @@ describe('serverless data plane: source folders as processes', { timeout: 120_00
     const instances = new Set(results.map((r) => r.body.instance));
     console.log(`6 parallel requests at container_concurrency 1, max_scale 3: ${instances.size} instances`);
     expect(instances.size).toBe(3);
-    expect(h.plane.instances('svc-busy')).toEqual([{ revision: t.revision, replicas: 3 }]);
+    expect(h.plane.instances('svc-busy')).toMatchObject([{ revision: t.revision, replicas: 3 }]);
     // Idle past the window (1.5 s): every instance stops.
     await waitFor('scale to zero', () => h.plane.instances('svc-busy')[0]!.replicas === 0, 15_000);
     const logs = await logsText(h, 'svc-busy', 10, false);
@@ -140,6 +140,25 @@ describe('serverless data plane: source folders as processes', { timeout: 120_00
     const again = await call(h, hostOf('edge'));
     expect(again.status, again.text).toBe(200);
     await h.plane.remove('svc-edge');
+  });
+
+  it('a revision that leaves the split drains: its request in flight finishes, then its instance stops', async () => {
+    const files = source(h, { 'main.py': SERVER_PY });
+    const one = template('drain', 1, files);
+    const two = template('drain', 2, files, { env: { V: '2' } });
+    h.plane.apply(desired('drain', [one], [{ revision: one.revision, percent: 100 }]));
+    await waitReport(h, 'svc-drain', one.revision, 'ready');
+    const inFlight = call(h, hostOf('drain'), '/?ms=1500');
+    await waitFor('the request to reach revision 1', () => h.plane.instances('svc-drain').some((i) => i.revision === one.revision && i.inflight === 1));
+    h.plane.apply(desired('drain', [two], [{ revision: two.revision, percent: 100 }]));
+    const answered = await inFlight;
+    expect(answered.status, answered.text).toBe(200);
+    expect(answered.body.revision).toBe(one.revision);
+    // Draining, it still counts until its request is answered; then it stops.
+    await waitFor('revision 1 to stop', () => !h.plane.instances('svc-drain').some((i) => i.revision === one.revision));
+    const next = await call(h, hostOf('drain'));
+    expect(next.body.revision).toBe(two.revision);
+    await h.plane.remove('svc-drain');
   });
 
   it('logs: tail, follow until the instance stops, and the scaled-to-zero sentence', async () => {

@@ -73,8 +73,10 @@ export interface DataPlane {
   remove(serviceId: string): Promise<void>;
   /** Called by the data plane whenever a revision's report changes (the control plane persists it). */
   onReport(cb: (serviceId: string, revision: string, r: RevisionReport) => void): void;
-  report(revision: string): RevisionReport | undefined;
+  /** What a revision of a service does now. */
+  report(serviceId: string, revision: string): RevisionReport | undefined;
   logs(serviceId: string, opts: { tail: number; follow: boolean }, res: ServerResponse): Promise<void>;
-  instances(serviceId: string): { revision: string; replicas: number }[];
+  /** Each running revision's instances and the requests they serve now (draining revisions included). */
+  instances(serviceId: string): { revision: string; replicas: number; inflight: number }[];
   stop(): Promise<void>;
 }

@@ -53,6 +53,8 @@ const FOLLOW_BACKLOG_BYTES = 1024 * 1024;
  */
 export class ServerlessDataPlane implements DataPlane {
   private readonly services = new Map<string, Service>();
+  /** Pools of revisions that left the desired state, finishing their in-flight requests. */
+  private readonly draining = new Set<RevisionPool>();
   /** project short -> service name -> service id: the routers' lookup. */
   private readonly names = new Map<string, Map<string, string>>();
   private readonly listeners: Array<(serviceId: string, revision: string, r: RevisionReport) => void> = [];
@@ -107,7 +109,9 @@ export class ServerlessDataPlane implements DataPlane {
       const t = s.revisions.find((r) => r.revision === name);
       if (!wanted.has(name) || (t && JSON.stringify(t) !== JSON.stringify(pool.t))) {
         svc.pools.delete(name);
-        void pool.close(wanted.has(name) ? 'the revision was replaced' : 'the revision no longer takes traffic');
+        // Requests in flight finish (for at most the revision's timeout), as Knative drains.
+        this.draining.add(pool);
+        void pool.close(wanted.has(name) ? 'the revision was replaced' : 'the revision no longer takes traffic', pool.t.timeoutSeconds * 1000).finally(() => this.draining.delete(pool));
       }
     }
     const routed = new Set(s.traffic.filter((r) => r.percent > 0 || r.tag).map((r) => r.revision));
@@ -154,25 +158,15 @@ export class ServerlessDataPlane implements DataPlane {
     this.listeners.push(cb);
   }
 
-  /**
-   * A revision's report by name. Revision names repeat across projects (`<service>-00001`):
-   * `reportOf` takes the service too and is the unambiguous form.
-   */
-  report(revision: string): RevisionReport | undefined {
-    for (const svc of this.services.values()) {
-      const p = svc.pools.get(revision);
-      if (p) return p.report();
-    }
-    return undefined;
-  }
-
-  reportOf(serviceId: string, revision: string): RevisionReport | undefined {
+  /** What a revision of a service does now (names repeat across services, so both are given). */
+  report(serviceId: string, revision: string): RevisionReport | undefined {
     return this.services.get(serviceId)?.pools.get(revision)?.report();
   }
 
-  instances(serviceId: string): { revision: string; replicas: number }[] {
-    const svc = this.services.get(serviceId);
-    return svc ? [...svc.pools.values()].map((p) => ({ revision: p.t.revision, replicas: p.replicas() })) : [];
+  instances(serviceId: string): { revision: string; replicas: number; inflight: number }[] {
+    // Draining revisions still run (and count) until their last request finishes.
+    const pools = [...(this.services.get(serviceId)?.pools.values() ?? []), ...[...this.draining].filter((p) => p.t.serviceId === serviceId)];
+    return pools.map((p) => ({ revision: p.t.revision, replicas: p.replicas(), inflight: p.inflight() }));
   }
 
   /**
@@ -220,7 +214,7 @@ export class ServerlessDataPlane implements DataPlane {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.sweeper);
-    const all = [...this.services.values()].flatMap((s) => [...s.pools.values()]);
+    const all = [...this.services.values()].flatMap((s) => [...s.pools.values()]).concat([...this.draining]);
     this.services.clear();
     this.names.clear();
     await Promise.all(all.map((p) => p.close('the daemon is stopping')));

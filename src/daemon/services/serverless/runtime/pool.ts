@@ -83,6 +83,8 @@ export class RevisionPool {
   private failure?: { at: number; count: number; error: LaunchFailure };
   private restartTimer?: NodeJS.Timeout;
   private closed = false;
+  /** Set while a closing pool drains: called as in-flight requests finish. */
+  private drained?: () => void;
   private plan?: Promise<NetworkPlan>;
   private network?: RevisionReport['network'];
   scaling = effectiveScaling({ minScale: 0, maxScale: 0, containerConcurrency: 0 });
@@ -98,6 +100,11 @@ export class RevisionPool {
   }
 
   /** Ready instances now (a revision's replicas). */
+  /** Requests being served by its instances now. */
+  inflight(): number {
+    return this.instances.reduce((n, i) => n + i.inflight, 0);
+  }
+
   replicas(): number {
     return this.instances.filter((i) => i.ready && !i.stopping).length;
   }
@@ -138,7 +145,8 @@ export class RevisionPool {
   release(i: Instance): void {
     i.inflight--;
     i.lastUsed = Date.now();
-    this.dispatch();
+    if (this.closed) this.drained?.();
+    else this.dispatch();
   }
 
   /**
@@ -179,13 +187,27 @@ export class RevisionPool {
     }
   }
 
-  /** Stops every instance and fails waiting requests (the revision left the desired state, or the daemon stops). */
-  async close(why: string): Promise<void> {
+  /**
+   * Stops every instance and fails waiting requests (the revision left the desired state, or the
+   * daemon stops). With `drainMs`, as Knative drains a revision that leaves the split, requests
+   * already in flight finish first (for at most that long); nothing new is taken meanwhile.
+   */
+  async close(why: string, drainMs = 0): Promise<void> {
     this.closed = true;
     clearTimeout(this.restartTimer);
     for (const w of this.waiters.splice(0)) {
       clearTimeout(w.timer);
       w.reject(new ApiError(503, `revision ${this.t.revision} is no longer served: ${why}`, { 'Retry-After': '1' }));
+    }
+    if (drainMs > 0 && this.instances.some((i) => i.inflight > 0)) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, drainMs).unref();
+        this.drained = () => {
+          if (this.instances.some((i) => i.inflight > 0)) return;
+          clearTimeout(timer);
+          resolve();
+        };
+      });
     }
     await Promise.all(this.instances.map((i) => this.stopInstance(i, why)));
   }
