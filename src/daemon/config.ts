@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { VECTOR_LIMITS, type VectorSettings } from '../api/vector.js';
 import { LOG_TAIL_DEFAULT, LOG_TAIL_MAX } from '../api/serverless.js';
+import { parseEgressAllow } from './egress.js';
 import type { RateLimitConfig } from './http/rate-limit.js';
 import { isolationModeFromEnv, type IsolationMode } from './runtime/sandbox.js';
 import { cacheConfig, type CacheConfig } from './services/cache/config.js';
@@ -77,6 +78,8 @@ export interface GatewayConfig {
   clockSkewSeconds: number;
   /** PLATFORM_GATEWAY_TIMEOUT_SECONDS: a target that does not start answering in this time is a 504. */
   targetTimeoutSeconds: number;
+  /** PLATFORM_EGRESS_ALLOW: `host:port` exceptions to the egress policy, which jwks_uri fetches obey too. */
+  egressAllow: Set<string>;
 }
 
 const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
@@ -92,6 +95,7 @@ export function gatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     jwksMaxAgeSeconds: num(env.PLATFORM_GATEWAY_JWKS_MAX_AGE_SECONDS, 600),
     clockSkewSeconds: num(env.PLATFORM_GATEWAY_CLOCK_SKEW_SECONDS, 60),
     targetTimeoutSeconds: num(env.PLATFORM_GATEWAY_TIMEOUT_SECONDS, 60),
+    egressAllow: parseEgressAllow(env.PLATFORM_EGRESS_ALLOW),
   };
 }
 

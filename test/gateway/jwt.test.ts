@@ -44,9 +44,13 @@ beforeAll(async () => {
     res.end(JSON.stringify(published));
   });
   await new Promise<void>((r) => jwks.listen(0, '127.0.0.1', r));
-  d = await startTestDaemon({ gateway: { ...gatewayConfig({}), jwksCooldownMs: 0 } });
+  // The JWKS server is on loopback, which the egress policy refuses unless named as an exception.
+  const allowed = new Set([`127.0.0.1:${(jwks.address() as AddressInfo).port}`]);
+  d = await startTestDaemon({ gateway: { ...gatewayConfig({}), jwksCooldownMs: 0, egressAllow: allowed } });
   const p = makeProject(d);
+  projectId = p.id;
   const admin = await makeUser(d);
+  adminToken = admin.token;
   grant(d, p.id, admin.id, 'admin');
   const jwksUri = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/.well-known/jwks.json`;
   const c = await d.api('POST', `${gw(p.id)}/endpoints`, {
@@ -65,7 +69,28 @@ afterAll(async () => {
 
 const call = (token?: string) => viaHost(d, host, { headers: token ? { authorization: `Bearer ${token}` } : {} });
 
+let projectId = '';
+let adminToken = '';
+
 describe('jwt', () => {
+  it('a jwks_uri on one of the host\'s own services (loopback, not an exception) or the metadata address is never fetched', async () => {
+    for (const [name, uri] of [
+      ['own', `${d.url}/v1/healthz`],
+      ['meta', 'http://169.254.169.254/latest/meta-data/'],
+    ]) {
+      const c = await d.api('POST', `${gw(projectId)}/endpoints`, {
+        token: adminToken,
+        body: { name: `guard-${name}`, target: { kind: 'vectordb' }, auth: { mode: 'jwt', jwt: { issuer: ISSUER, jwks_uri: uri, audiences: ['orders-api'] } } },
+      });
+      expect(c.status, c.text).toBe(201);
+      expect((await d.api('POST', `${gw(projectId)}/endpoints/guard-${name}/publish`, { token: adminToken })).status).toBe(200);
+      const p = (d.db.prepare('SELECT short FROM acct_projects WHERE id = ?').get(projectId) as { short: string }).short;
+      const r = await viaHost(d, sharedHost(d, `guard-${name}`, p), { headers: { authorization: `Bearer ${await sign('k1')}` } });
+      expect(r.status, r.text).toBe(401);
+      expect(r.body.error).toMatch(/refused to fetch .*(loopback|link-local)/);
+    }
+  });
+
   it('a valid token passes (any listed audience), the key set is fetched once and cached', async () => {
     const r = await call(await sign('k1'));
     expect(r.status, r.text).toBe(200);

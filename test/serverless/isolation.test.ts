@@ -8,7 +8,7 @@ import { c as tarCreate } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dockerSkipReason } from '../../bench/lib.js';
 import { sandboxCommand } from '../../src/daemon/runtime/sandbox.js';
-import { egressVerdict, parseEgressAllow } from '../../src/daemon/services/serverless/runtime/egress.js';
+import { egressVerdict, parseEgressAllow } from '../../src/daemon/egress.js';
 import { archive, deployForm, waitState } from '../agents/helpers.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { loginToken, spawnDaemonProcess, type DaemonProcess } from '../helpers/daemon-process.js';

@@ -1,7 +1,8 @@
-import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { JwtSettings } from '../../../api/gateway.js';
 import type { Clock } from '../../clock.js';
 import type { GatewayConfig } from '../../config.js';
+import { guardedFetch } from '../../guarded-fetch.js';
 
 /**
  * JWT checks with jose (docs/decisions/gateway.md, "JWT"): the key set of each jwks_uri is
@@ -39,6 +40,8 @@ export class JwtVerifier {
         cooldownDuration: this.config.jwksCooldownMs,
         cacheMaxAge: this.config.jwksMaxAgeSeconds * 1000,
         timeoutDuration: 5_000,
+        // Never the host's own services: the egress policy decides where a jwks_uri may point.
+        [customFetch]: guardedFetch(this.config.egressAllow),
       });
       this.sets.set(uri, set);
     }

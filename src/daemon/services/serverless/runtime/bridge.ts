@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { connect, createServer, isIP, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { egressVerdict, type EgressPolicy } from './egress.js';
+import { egressVerdict, type EgressPolicy } from '../../../egress.js';
 
 const LINE_MAX = 300;
 

@@ -10,7 +10,7 @@ import type { Logger } from '../../../logger.js';
 import type { DataPlane, RevisionReport, ServiceDesired } from '../plane.js';
 import { Bridge } from './bridge.js';
 import { Doors } from './doors.js';
-import { parseEgressAllow } from './egress.js';
+import { parseEgressAllow } from '../../../egress.js';
 import { forward, UpstreamFailure } from './forward.js';
 import { Launcher, type SourceReader } from './launcher.js';
 import { Ledger } from './ledger.js';
