@@ -13,6 +13,7 @@ import { createMcpArea } from './services/mcp/routes.js';
 import { vectorArea } from './services/vector/routes.js';
 import { createServerlessArea, type PlaneFactory } from './services/serverless/routes.js';
 import { makeDataPlane } from './services/serverless/make-plane.js';
+import { createTriggersArea } from './services/triggers/routes.js';
 
 /**
  * Every area of the daemon, in start order; they stop in reverse (gateway and triggers first,
@@ -20,5 +21,5 @@ import { makeDataPlane } from './services/serverless/make-plane.js';
  * `serverlessPlane` lets control-plane tests watch what the data plane is told (never set in the daemon).
  */
 export function allAreas(opts: { serverlessPlane?: PlaneFactory } = {}): Area[] {
-  return [accountsArea, healthArea, authArea, invitationsArea, serviceAccountsArea, auditArea, createAgentsArea(), createCacheArea(), messagingArea(), secretsArea, createMcpArea(), vectorArea(), createServerlessArea(opts.serverlessPlane ?? makeDataPlane)];
+  return [accountsArea, healthArea, authArea, invitationsArea, serviceAccountsArea, auditArea, createAgentsArea(), createCacheArea(), messagingArea(), secretsArea, createMcpArea(), vectorArea(), createServerlessArea(opts.serverlessPlane ?? makeDataPlane), createTriggersArea()];
 }

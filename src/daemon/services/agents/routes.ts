@@ -43,6 +43,10 @@ export function createAgentsArea(): Area {
         const a = agentStore.byName(ctx.db, projectId, name);
         return a ? `${a.kind} ${name}` : undefined;
       });
+      (ctx.hooks.triggerTargets ??= {}).workload = (projectId, name) => {
+        const a = agentStore.byName(ctx.db, projectId, name);
+        return a ? (a.kind === 'function' ? 'function' : 'agent') : undefined;
+      };
       ctx.hooks.agentNames.push((ids) => agentStore.namesIn(ctx.db, ids));
       ctx.hooks.unownedAgents.push(() => agentStore.unowned(ctx.db));
       ctx.hooks.hostRoutes.push({ matches: (host) => parsePublicHost(host) !== undefined, serve: (c) => servePublic(d, c) });
