@@ -6,6 +6,9 @@ import type { TriggersConfig } from './config.js';
 import { nextRunAfter, parseSchedule } from './schedule.js';
 import { sourceOf, triggerStore as store, type TriggerRow } from './store.js';
 
+/** Runs delayed while the daemon runs that still each fire; more than this is treated as a downtime. */
+const MAX_DELAYED = 60;
+
 /**
  * The schedule source. Each schedule trigger keeps the run it owes next (`next_fire_at`) in
  * SQLite; one timer waits for the earliest. When a run falls due its firing is queued and the
@@ -28,7 +31,11 @@ export class Scheduler {
     private readonly fired: () => void,
   ) {}
 
+  /** Runs due before this instant fell due while the daemon was not running. */
+  private startedAt = 0;
+
   start(): void {
+    this.startedAt = this.clock.now();
     this.tick();
   }
 
@@ -69,37 +76,45 @@ export class Scheduler {
     this.arm();
   }
 
-  /** Queues the due run of one trigger (the latest one when several were missed) and owes the next. */
+  /**
+   * Queues the due runs of one trigger and owes the next. Runs that fell due while this daemon was
+   * running were only delayed (a busy event loop) and each fires, up to MAX_DELAYED; runs that
+   * fell due before it started, or more than that (a machine asleep), collapse into the latest one,
+   * fired once as a catch-up if inside the window.
+   */
   private fireDue(t: TriggerRow, now: number): number {
     return tx(this.ctx.db, () => {
       const fresh = store.byId(this.ctx.db, t.id);
       if (fresh?.next_fire_at == null || fresh.next_fire_at > now) return 0;
       const s = sourceOf(fresh).schedule!;
-      let due = fresh.next_fire_at;
+      const due: number[] = [fresh.next_fire_at];
       let missed = 0;
-      for (let next = this.nextRun(fresh, due); next !== null && next <= now; next = this.nextRun(fresh, due)) {
-        due = next;
+      for (let next = this.nextRun(fresh, due[due.length - 1]!); next !== null && next <= now; next = this.nextRun(fresh, due[due.length - 1]!)) {
+        due.push(next);
+        if (due.length > MAX_DELAYED) due.shift();
         if (++missed > 100_000) break; // a seconds schedule missed for days: stop counting
       }
-      // Late by more than a second (downtime, sleep): a catch-up run, fired only inside the window.
-      const catchUp = missed > 0 || now - due > 1000;
+      const last = due[due.length - 1]!;
+      const collapse = due[0]! < this.startedAt || missed >= MAX_DELAYED;
+      const runs = collapse ? [last] : due;
       let n = 0;
-      if (now - due <= this.cfg.catchupWindowMs) {
+      for (const at of runs) {
+        if (collapse && now - at > this.cfg.catchupWindowMs) continue;
         const id = store.addFiring(this.ctx.db, {
           trigger_id: fresh.id,
-          event_key: `run:${due}`,
-          scheduled_at: due,
+          event_key: `run:${at}`,
+          scheduled_at: at,
           body: s.payload !== undefined ? Buffer.from(s.payload, 'utf8') : null,
           object_key: null,
-          catch_up: catchUp ? 1 : 0,
+          catch_up: collapse ? 1 : 0,
           manual: 0,
           status: 'pending',
           next_attempt_at: now,
         });
-        if (id) n = 1;
+        if (id) n++;
       }
-      if (catchUp) this.ctx.log.info('triggers: schedule runs missed while not running; firing the latest once', { trigger: fresh.name, missed: missed + 1, fired: n === 1 });
-      store.setNextFire(this.ctx.db, fresh.id, this.nextRun(fresh, Math.max(now, due)));
+      if (collapse) this.ctx.log.info('triggers: schedule runs missed while not running; firing the latest once', { trigger: fresh.name, missed: missed + 1, fired: n });
+      store.setNextFire(this.ctx.db, fresh.id, this.nextRun(fresh, Math.max(now, last)));
       return n;
     });
   }
