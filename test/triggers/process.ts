@@ -17,8 +17,11 @@ export class ProcessDaemon {
   token = '';
   projectId = '';
 
+  /** `portMin`: each test file its own range of workload ports (files may run side by side). */
+  constructor(private readonly portMin: number) {}
+
   async start(env: Record<string, string> = {}): Promise<void> {
-    this.proc = await spawnDaemonProcess(this.home, { PLATFORM_WORKLOAD_PORT_MIN: '38100', PLATFORM_WORKLOAD_PORT_MAX: '38199', ...env });
+    this.proc = await spawnDaemonProcess(this.home, { PLATFORM_WORKLOAD_PORT_MIN: String(this.portMin), PLATFORM_WORKLOAD_PORT_MAX: String(this.portMin + 99), ...env });
     this.token = await loginToken(this.proc.url);
     if (!this.projectId) this.projectId = (await this.api('GET', '/v1/projects/default')).body.id;
   }

@@ -16,7 +16,7 @@ const python = await runtimeAvailable('python');
 const skip = !python.ok || !existsSync(DAEMON_MAIN);
 if (skip) console.warn(`SKIPPED: schedules: ${python.ok ? 'dist not built' : python.reason}`);
 
-const d = new ProcessDaemon();
+const d = new ProcessDaemon(38100);
 const path = () => triggersPath(d.projectId);
 const create = async (name: string, cron: string, time_zone = 'UTC', payload?: string) => {
   const r = await d.api('POST', path(), { body: { name, target: { service: 'recorder' }, source: { type: 'schedule', schedule: { cron, time_zone, ...(payload ? { payload } : {}) } } } });
