@@ -78,10 +78,18 @@ describe.skipIf(skip)('trigger delivery: retries, permanent failures, history, c
     await until(() => history(d, d.token, d.projectId, 'survivor'), (f) => f[0]?.status === 'retrying' && f[0].attempts >= 1, 15_000);
     await d.kill9();
     // Restarted with a deadline the target meets: the pending delivery is the one that succeeds.
-    await d.start({ PLATFORM_TRIGGERS_TIMEOUT_MS: '10000' });
+    await d.start({ PLATFORM_TRIGGERS_TIMEOUT_MS: '10000', PLATFORM_SCALE_TO_ZERO_SECONDS: '1' });
     const fs = await until(() => history(d, d.token, d.projectId, 'survivor'), (f) => f[0]?.status === 'succeeded', 45_000, 100);
     expect(fs).toHaveLength(1);
     expect(fs[0]).toMatchObject({ id, status: 'succeeded', http_status: 204 });
     expect(fs[0].attempts).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a delivery starts a target scaled to zero', { timeout: 30_000 }, async () => {
+    const live = async () => (await d.api('GET', '/v1/agents/recorder/logs?project=default')).text;
+    await until(live, (t) => /no running instance/.test(t), 20_000, 200);
+    const id = await fire('often');
+    const fs = await until(() => history(d, d.token, d.projectId, 'often'), (f) => f.some((x: any) => x.id === id && x.status !== 'pending' && x.status !== 'delivering'), 20_000);
+    expect(fs.find((x: any) => x.id === id)).toMatchObject({ status: 'succeeded', attempts: 1, http_status: 204 });
   });
 });
