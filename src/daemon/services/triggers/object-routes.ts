@@ -8,7 +8,6 @@ import { ApiError, conflict } from '../../http/errors.js';
 import { Reply, type Router } from '../../http/router.js';
 import { accessProject } from '../accounts/projects.js';
 import type { Principal } from '../auth/principal.js';
-import type { TriggerClock } from './clock.js';
 import { bucketDir, checkBucket, checkKey, ensureBucket, statObject, walkBucket } from './objects.js';
 import type { ObjectSource } from './object-source.js';
 
@@ -17,7 +16,7 @@ import type { ObjectSource } from './object-source.js';
  * dot-named temporary file and is renamed into place, so a watcher never sees half an object,
  * then fires the bucket's triggers at once (the watcher's later event finds the version seen).
  */
-export function registerObjectRoutes(r: Router, ctx: AreaContext, clock: TriggerClock, objects: () => ObjectSource): void {
+export function registerObjectRoutes(r: Router, ctx: AreaContext, objects: () => ObjectSource): void {
   const member = (p: Principal | undefined, ref: string) => accessProject(ctx, p!, ref, 'member').project;
   const view = (bucket: string, key: string, size: number, mtimeMs: number) => ({ bucket, key, size, updated_at: new Date(mtimeMs).toISOString() });
 
@@ -83,5 +82,4 @@ export function registerObjectRoutes(r: Router, ctx: AreaContext, clock: Trigger
     objects().forget(project.id, bucket, key);
     return new Reply(204, undefined);
   });
-  void clock;
 }

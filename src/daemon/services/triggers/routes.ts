@@ -35,7 +35,7 @@ export function createTriggersArea(): Area {
       r.handle(R.patch, ({ principal, params, body }) => svc.patch(deps, principal!, params.projectID, params.name, body));
       r.handle(R.delete, ({ principal, params }) => svc.remove(deps, principal!, params.projectID, params.name));
       r.handle(R.fire, ({ principal, params }) => svc.fire(deps, principal!, params.projectID, params.name));
-      registerObjectRoutes(r, ctx, clock, () => objects!);
+      registerObjectRoutes(r, ctx, () => objects!);
       ctx.hooks.projectDependents.push((projectId) => {
         const n = triggerStore.countInProject(ctx.db, projectId);
         return n ? `${n} trigger${n === 1 ? '' : 's'}` : undefined;
