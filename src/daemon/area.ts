@@ -65,7 +65,16 @@ export interface Hooks {
    * What a trigger's target.service names (spec 2 §4.4), asked by the triggers area: the
    * serverless area answers for its services, the agents area for functions and agents.
    */
-  triggerTargets?: { service?: (projectId: string, name: string) => boolean; workload?: (projectId: string, name: string) => 'function' | 'agent' | undefined };
+  triggerTargets?: {
+    service?: (projectId: string, name: string) => boolean;
+    workload?: (projectId: string, name: string) => 'function' | 'agent' | undefined;
+    /**
+     * A serving instance of the function or agent (cold-started when none runs), for a delivery
+     * from inside the daemon: its loopback port and the headers it must carry. Throws ApiError
+     * (404 gone, 503 cannot start). Saves the delivery a second HTTP hop through the daemon.
+     */
+    lease?: (projectId: string, name: string) => Promise<{ port: number; headers: Record<string, string>; release(): void }>;
+  };
   /** Set by the messaging area: pubsub triggers consume a subscription through the broker. */
   messagingConsumers?: MessagingConsumersHook;
 }

@@ -2,14 +2,13 @@ import { readFile } from 'node:fs/promises';
 import type { AreaContext } from '../../area.js';
 import { tx } from '../../store/db.js';
 import { findProject } from '../accounts/access.js';
-import { sendPush } from '../messaging/push-delivery.js';
 import type { TriggerClock } from './clock.js';
 import type { TriggersConfig } from './config.js';
 import { objectFile } from './objects.js';
 import { deliveryHeaders } from './request.js';
 import { backoffMs, isPermanent } from './retry.js';
-import { retryOf, sourceOf, triggerStore as store, type FiringRow, type TriggerRow } from './store.js';
-import { dispatch } from './targets.js';
+import { PRUNE_EVERY, retryOf, sourceOf, triggerStore as store, type FiringRow, type TriggerRow } from './store.js';
+import { deliverOnce } from './targets.js';
 
 /**
  * Sends the pending deliveries of schedule and object-store firings (pubsub firings are driven by
@@ -98,9 +97,8 @@ export class Deliverer {
     if (!project) return;
     const body = await this.body(t, f);
     if (typeof body === 'string') return this.settle(t, f, { ok: false, permanent: true, error: body });
-    const target = dispatch(this.ctx, t.target_kind, project.short, t.target_service, t.target_path);
     const headers = deliveryHeaders(t, project.short, f, t.source_type === 'objectstore' ? 'application/octet-stream' : 'application/json');
-    const out = await sendPush(target, { headers, body }, this.cfg.attemptTimeoutMs, this.abort.signal);
+    const out = await deliverOnce(this.ctx, t, project.short, { headers, body }, this.cfg.attemptTimeoutMs, this.abort.signal);
     if (this.stopped) return; // the attempt stays 'delivering' and is resumed at the next start
     this.settle(t, f, { ok: out.ok, permanent: !out.ok && isPermanent(out.status), ...(out.status !== undefined ? { status: out.status } : {}), error: out.error ?? '' });
   }
@@ -128,7 +126,7 @@ export class Deliverer {
       if (out.ok) store.finish(this.ctx.db, f.id, 'succeeded', now, status, '');
       else if (out.permanent || attempts >= retry.max_attempts) store.finish(this.ctx.db, f.id, 'failed', now, status, describe(out, attempts, retry.max_attempts));
       else store.retryAt(this.ctx.db, f.id, now + backoffMs(retry, attempts), status, out.error);
-      store.prune(this.ctx.db, t.id, this.cfg.historyLimit);
+      if (f.id % PRUNE_EVERY === 0) store.prune(this.ctx.db, t.id, this.cfg.historyLimit);
     });
   }
 }

@@ -1,13 +1,12 @@
 import type { AreaContext, ConsumedMessage, ConsumerOutcome } from '../../area.js';
 import { tx } from '../../store/db.js';
 import { findProject } from '../accounts/access.js';
-import { sendPush } from '../messaging/push-delivery.js';
 import type { TriggerClock } from './clock.js';
 import type { TriggersConfig } from './config.js';
 import { TRIGGER_HEADER } from './request.js';
 import { backoffMs, isPermanent } from './retry.js';
-import { retryOf, sourceOf, triggerStore as store, type TriggerRow } from './store.js';
-import { dispatch } from './targets.js';
+import { PRUNE_EVERY, retryOf, sourceOf, triggerStore as store, type TriggerRow } from './store.js';
+import { deliverOnce } from './targets.js';
 
 /**
  * The pubsub source: each trigger consumes its subscription through the messaging broker
@@ -69,8 +68,7 @@ export class PubsubSource {
     const headers: Record<string, string> = { ...m.headers, [TRIGGER_HEADER]: `projects/${project.short}/triggers/${t.name}` };
     // An agent's /invoke is not an event sink: it gets the message body alone (request.ts).
     if (t.target_kind === 'agent') for (const k of Object.keys(headers)) if (k.startsWith('ce-')) delete headers[k];
-    const target = dispatch(this.ctx, t.target_kind, project.short, t.target_service, t.target_path);
-    const out = await sendPush(target, { headers, body: m.body }, Math.min(this.cfg.attemptTimeoutMs, m.deadlineMs), signal);
+    const out = await deliverOnce(this.ctx, t, project.short, { headers, body: m.body }, Math.min(this.cfg.attemptTimeoutMs, m.deadlineMs), signal);
     if (out.status !== undefined) this.lastStatus.set(`${t.id}/${m.id}`, out.status);
     return { ok: out.ok, permanent: !out.ok && isPermanent(out.status), ...(out.status !== undefined ? { status: out.status } : {}), ...(out.error ? { error: out.error } : {}) };
   }
@@ -86,7 +84,7 @@ export class PubsubSource {
       else if (result === 'retry') store.retryAt(this.ctx.db, f.id, null, status, error);
       else if (result === 'dead-lettered') store.finish(this.ctx.db, f.id, 'dead_lettered', now, status, `${error} (dead-lettered after ${f.attempts} attempts)`);
       else store.finish(this.ctx.db, f.id, 'failed', now, status, `${error} (dropped after ${f.attempts} attempts: the subscription has no dead-letter topic)`);
-      store.prune(this.ctx.db, triggerId, this.cfg.historyLimit);
+      if (f.id % PRUNE_EVERY === 0) store.prune(this.ctx.db, triggerId, this.cfg.historyLimit);
     });
   }
 }

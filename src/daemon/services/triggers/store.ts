@@ -47,6 +47,13 @@ export interface FiringRow {
   manual: number;
 }
 
+/**
+ * History is pruned on every PRUNE_EVERY-th finished firing (by id), not on each, to keep a
+ * delete off the path of most deliveries. A trigger keeps at most about historyLimit +
+ * PRUNE_EVERY finished rows; GET shows the newest historyLimit.
+ */
+export const PRUNE_EVERY = 16;
+
 export const sourceOf = (t: TriggerRow) => JSON.parse(t.source) as StoredSource;
 export const retryOf = (t: TriggerRow) => JSON.parse(t.retry) as Retry;
 
