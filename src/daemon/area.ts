@@ -75,6 +75,63 @@ export interface Hooks {
    * (a serverless revision's env_from reads it when the revision is created, spec 2 §4.3).
    */
   projectSecretValue?: (projectId: string, name: string) => string | undefined;
+  /**
+   * What a trigger's target.service names (spec 2 §4.4), asked by the triggers area: the
+   * serverless area answers for its services, the agents area for functions and agents.
+   */
+  triggerTargets?: {
+    service?: (projectId: string, name: string) => boolean;
+    workload?: (projectId: string, name: string) => 'function' | 'agent' | undefined;
+    /**
+     * A serving instance of the function or agent (cold-started when none runs), for a delivery
+     * from inside the daemon: its loopback port and the headers it must carry. Throws ApiError
+     * (404 gone, 503 cannot start). Saves the delivery a second HTTP hop through the daemon.
+     */
+    lease?: (projectId: string, name: string) => Promise<{ port: number; headers: Record<string, string>; release(): void }>;
+  };
+  /** Set by the messaging area: pubsub triggers consume a subscription through the broker. */
+  messagingConsumers?: MessagingConsumersHook;
+}
+
+/** How a delivery of a broker-driven consumer ended: ok acknowledges, permanent skips the retries. */
+export interface ConsumerOutcome {
+  ok: boolean;
+  permanent?: boolean;
+  status?: number;
+  error?: string;
+}
+
+/** One message handed to an attached consumer, with the CloudEvent the push path would send. */
+export interface ConsumedMessage {
+  id: string;
+  attempt: number;
+  publishTime: number;
+  /** The subscription's ack deadline: an attempt must end within it (its lease outlives it by 5 s). */
+  deadlineMs: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/**
+ * The messaging broker's subscriptions consumed by another area (pubsub triggers): the broker
+ * leases, acknowledges on ok, backs off and redelivers otherwise, and dead-letters as the
+ * subscription says; the consumer only sends.
+ */
+export interface MessagingConsumersHook {
+  /** The subscription to consume: the named one (must be a pull subscription) or a new one the caller owns. Throws ApiError. */
+  prepare(projectId: string, topic: string, subscription: string | undefined, ownName: string, maxDeliver: number): { subscription: string; created: boolean };
+  /** Starts delivering the subscription's messages to `send`; returns the detach function. */
+  attach(
+    projectId: string,
+    topic: string,
+    subscription: string,
+    send: (m: ConsumedMessage, signal: AbortSignal) => Promise<ConsumerOutcome>,
+    backoffMs: (failedAttempts: number) => number,
+    /** How each delivery ended: acknowledged, or as the broker's failure path decided. */
+    settled: (messageId: string, result: 'acknowledged' | 'retry' | 'dead-lettered' | 'dropped', error: string) => void,
+  ): () => void;
+  /** Deletes a subscription the caller created (its trigger is gone). */
+  remove(projectId: string, topic: string, subscription: string): void;
 }
 
 /** MCP_SERVERS for agents (spec 2 §4.2): recorded when a revision is built, rendered when an instance starts. */

@@ -7,6 +7,7 @@ import type { RateLimitConfig } from './http/rate-limit.js';
 import { isolationModeFromEnv, type IsolationMode } from './runtime/sandbox.js';
 import { cacheConfig, type CacheConfig } from './services/cache/config.js';
 import { messagingConfig, type MessagingConfig } from './services/messaging/config.js';
+import { triggersConfig, type TriggersConfig } from './services/triggers/config.js';
 
 export interface DaemonConfig {
   /** State directory: platform.db, builds/, workloads/, logs/, cache/, keys/. */
@@ -31,6 +32,8 @@ export interface DaemonConfig {
   workloads: WorkloadConfig;
   cache: CacheConfig;
   messaging: MessagingConfig;
+  /** Triggers (spec 2 §4.4): history bound, attempt deadline, catch-up window, the test-only clock. */
+  triggers: TriggersConfig;
   /** Project secret store (spec 2 §4.1): `local` (sealed values in the database) or `off` (503). */
   secretsStore: 'local' | 'off';
   /** The HTTP edge against slow and greedy clients (docs/decisions.md, HTTP edge). */
@@ -229,6 +232,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
     cache: cacheConfig(env),
     workloads: workloadConfigFromEnv(env),
     messaging: messagingConfig(env),
+    triggers: triggersConfig(env),
     secretsStore: env.PLATFORM_SECRETS_STORE === 'off' ? 'off' : 'local',
     http: httpEdgeConfig(env),
     vector: {

@@ -9,7 +9,7 @@ import type { Principal } from '../auth/principal.js';
 import { parseInput } from '../../http/validate.js';
 import { formatLogLine, type LogCapture } from '../../runtime/log-capture.js';
 import { ownedAgent } from './access.js';
-import { invoke, invokeTarget } from './invoke.js';
+import { acquire, invoke, invokeTarget, servingAgent } from './invoke.js';
 import { AgentRuntime } from './lifecycle.js';
 import { agentMigrations } from './migrations.js';
 import { parsePublicHost, serveForGateway, servePublic } from './public-host.js';
@@ -43,6 +43,11 @@ export function createAgentsArea(): Area {
         const a = agentStore.byName(ctx.db, projectId, name);
         return a ? `${a.kind} ${name}` : undefined;
       });
+      (ctx.hooks.triggerTargets ??= {}).lease = (projectId, name) => acquire(d, servingAgent(d, name, projectId));
+      ctx.hooks.triggerTargets.workload = (projectId, name) => {
+        const a = agentStore.byName(ctx.db, projectId, name);
+        return a ? (a.kind === 'function' ? 'function' : 'agent') : undefined;
+      };
       ctx.hooks.agentNames.push((ids) => agentStore.namesIn(ctx.db, ids));
       ctx.hooks.unownedAgents.push(() => agentStore.unowned(ctx.db));
       ctx.hooks.hostRoutes.push({ matches: (host) => parsePublicHost(host) !== undefined, serve: (c) => servePublic(d, c) });

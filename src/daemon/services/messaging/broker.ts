@@ -27,6 +27,8 @@ export class Broker {
   private readonly subs = new Map<number, SubRuntime>();
   private readonly waiters = new Map<number, Set<Waiter>>();
   private readonly workers = new Map<number, PushDeliverer>();
+  /** Pull subscriptions another area consumes through the broker (pubsub triggers), by subscription id. */
+  private readonly consumers = new Map<number, AttachedConsumer>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private sweepTimer?: NodeJS.Timeout;
   stopped = false;
@@ -159,7 +161,7 @@ export class Broker {
   /** Starts or stops the push worker so it matches the subscription's current deliver mode. */
   syncWorker(sub: SubRow): void {
     if (this.stopped) return;
-    const want = sub.deliver_mode === 'push' && sub.state === 'ready';
+    const want = (sub.deliver_mode === 'push' || this.consumers.has(sub.id)) && sub.state === 'ready';
     const has = this.workers.get(sub.id);
     if (want && !has) {
       const w = this.newPushWorker(this, sub.id);
@@ -176,6 +178,21 @@ export class Broker {
     if (!w) return;
     this.workers.delete(id);
     void w.stop();
+  }
+  /** Hands a subscription's deliveries to another area's sender; the push worker still leases, acks and retries. */
+  attachConsumer(subId: number, consumer: AttachedConsumer): () => void {
+    this.consumers.set(subId, consumer);
+    this.stopWorker(subId); // a worker started for another sender must not keep it
+    const sub = this.store.subById(subId);
+    if (sub) this.syncWorker(sub);
+    return () => {
+      if (this.consumers.get(subId) !== consumer) return;
+      this.consumers.delete(subId);
+      this.stopWorker(subId);
+    };
+  }
+  attachedConsumer(subId: number): AttachedConsumer | undefined {
+    return this.consumers.get(subId);
   }
   pushWorkerRunning(id: number): boolean {
     return this.workers.has(id);
@@ -267,3 +284,11 @@ export interface PushDeliverer {
   stop(): Promise<void>;
 }
 export type PushDelivererFactory = (b: Broker, subId: number) => PushDeliverer;
+
+/** Another area's sender for a subscription's messages (see Hooks.messagingConsumers). */
+export interface AttachedConsumer {
+  send(sub: SubRow, topic: TopicRow, d: import('./pull.js').Delivery, signal: AbortSignal): Promise<{ ok: boolean; permanent?: boolean; status?: number; error?: string }>;
+  backoffMs(failedAttempts: number): number;
+  settled(d: import('./pull.js').Delivery, result: 'acknowledged' | FailureResult, error: string): void;
+}
+export type FailureResult = 'retry' | 'dead-lettered' | 'dropped';

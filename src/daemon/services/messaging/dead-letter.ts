@@ -22,11 +22,19 @@ export function backoffMs(failedAttempts: number, baseMs: number, maxMs: number)
  * set, else max_deliver (0: unset, retried forever). If the dead-letter topic cannot take the
  * message (absent, not ready, full) the message keeps retrying rather than being lost.
  */
-export function pushFailed(b: Broker, sub: SubRow, topic: TopicRow, d: Delivery, error: string): FailureOutcome {
+export function pushFailed(
+  b: Broker,
+  sub: SubRow,
+  topic: TopicRow,
+  d: Delivery,
+  error: string,
+  opts: { permanent?: boolean; backoffMs?: (failedAttempts: number) => number } = {},
+): FailureOutcome {
   const now = b.clock.now();
   const limit = sub.dl_topic ? (sub.dl_after ?? 5) : sub.max_deliver;
   const seq = d.message.seq;
-  if (limit > 0 && d.attempt >= limit) {
+  // A permanent failure (a consumer's 4xx) goes where the last attempt would go, at once.
+  if (opts.permanent || (limit > 0 && d.attempt >= limit)) {
     if (!sub.dl_topic) {
       acknowledge(b, sub, [seq]);
       b.log.warn('messaging: push message dropped after max_deliver attempts', { subscription: sub.name, id: msgId(d), error });
@@ -56,7 +64,7 @@ export function pushFailed(b: Broker, sub: SubRow, topic: TopicRow, d: Delivery,
     }
     b.log.warn('messaging: dead-letter topic cannot take the message; retrying', { subscription: sub.name, dead_letter: sub.dl_topic });
   }
-  const wait = backoffMs(d.attempt, b.config.pushBackoffBaseMs, b.config.pushBackoffMaxMs);
+  const wait = opts.backoffMs ? opts.backoffMs(d.attempt) : backoffMs(d.attempt, b.config.pushBackoffBaseMs, b.config.pushBackoffMaxMs);
   b.store.retryLater(sub.id, seq, now + wait, error, now);
   return 'retry';
 }

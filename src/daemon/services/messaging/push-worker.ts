@@ -1,4 +1,4 @@
-import type { Broker } from './broker.js';
+import type { AttachedConsumer, Broker } from './broker.js';
 import { take, type Delivery } from './pull.js';
 import { acknowledge } from './ack.js';
 import { buildPushRequest } from './cloudevents.js';
@@ -76,7 +76,7 @@ export class PushWorker {
     this.flushAcks();
     if (this.stopped) return;
     const sub = this.b.store.subById(this.subId);
-    if (!sub || sub.deliver_mode !== 'push' || !sub.push_url) return;
+    if (!sub || !(this.b.attachedConsumer(sub.id) || (sub.deliver_mode === 'push' && sub.push_url))) return;
     const topic = this.b.store.topicById(sub.topic_id);
     if (!topic || topic.state === 'deleting') return;
     // exclusive and failover deliver in order, one at a time; key-shared in order per key.
@@ -114,6 +114,8 @@ export class PushWorker {
   }
 
   private async deliver(sub: SubRow, topic: TopicRow, d: Delivery, timeoutMs: number): Promise<void> {
+    const consumer = this.b.attachedConsumer(sub.id);
+    if (consumer) return this.deliverTo(consumer, sub, topic, d);
     const req = buildPushRequest(sub, topic, d.message, d.attempt);
     const target = dispatchTarget(sub.push_url!, { id: sub.project_id, short: topic.short }, this.b.ctx.hooks, this.b.ctx.config.port);
     const outcome = await sendPush(target, req, timeoutMs, this.abort.signal);
@@ -123,5 +125,19 @@ export class PushWorker {
       return;
     }
     pushFailed(this.b, sub, topic, d, outcome.error ?? `status ${outcome.status}`);
+  }
+
+  /** An attached consumer sends; acknowledgement, backoff and dead-lettering stay the broker's. */
+  private async deliverTo(consumer: AttachedConsumer, sub: SubRow, topic: TopicRow, d: Delivery): Promise<void> {
+    const outcome = await consumer.send(sub, topic, d, this.abort.signal);
+    if (this.stopped) return;
+    const error = outcome.error ?? (outcome.status ? `status ${outcome.status}` : '');
+    if (outcome.ok) {
+      this.acked.push(d.message.seq);
+      consumer.settled(d, 'acknowledged', '');
+      return;
+    }
+    const result = pushFailed(this.b, sub, topic, d, error, { permanent: outcome.permanent, backoffMs: (n) => consumer.backoffMs(n) });
+    consumer.settled(d, result, error);
   }
 }

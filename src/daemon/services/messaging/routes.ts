@@ -7,6 +7,7 @@ import { accessProject } from '../accounts/projects.js';
 import { principalKey, type Principal } from '../auth/principal.js';
 import { parseAckIds, acknowledge } from './ack.js';
 import { Broker } from './broker.js';
+import { messagingConsumers } from './consumers.js';
 import { startCheckpointer, type Checkpointer } from '../../store/checkpointer.js';
 import { messagingMigrations } from './migrations.js';
 import { publishMessages } from './publish.js';
@@ -50,6 +51,7 @@ export function messagingArea(): Area {
     migrations: messagingMigrations,
     register(r, ctx: AreaContext) {
       const b = (broker = new Broker(ctx, (owner, subId) => new PushWorker(owner, subId)));
+      ctx.hooks.messagingConsumers = messagingConsumers(b, ctx.hooks);
       const member = (p: Principal | undefined, ref: string) => accessProject(ctx, p!, ref, 'member').project;
       const admin = (p: Principal | undefined, ref: string) => accessProject(ctx, p!, ref, 'resource-admin').project;
 

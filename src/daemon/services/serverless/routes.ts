@@ -40,6 +40,7 @@ export function createServerlessArea(makePlane: PlaneFactory): Area {
           instances: serverlessStore.ids(ctx.db, projectId).reduce((n, id) => n + plane!.instances(id).reduce((m, i) => m + i.replicas, 0), 0),
         },
       }));
+      (ctx.hooks.triggerTargets ??= {}).service = (projectId, name) => serverlessStore.byName(ctx.db, projectId, name) !== undefined;
       ctx.hooks.nameInUse.push((projectId, name) => (serverlessStore.byName(ctx.db, projectId, name) ? `serverless service ${name}` : undefined));
       ctx.hooks.projectDependents.push((projectId) => {
         const n = serverlessStore.countInProject(ctx.db, projectId);
