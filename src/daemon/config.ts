@@ -6,6 +6,7 @@ import type { RateLimitConfig } from './http/rate-limit.js';
 import { isolationModeFromEnv, type IsolationMode } from './runtime/sandbox.js';
 import { cacheConfig, type CacheConfig } from './services/cache/config.js';
 import { messagingConfig, type MessagingConfig } from './services/messaging/config.js';
+import { sandboxConfig, type SandboxConfig } from './services/sandbox/config.js';
 
 export interface DaemonConfig {
   /** State directory: platform.db, builds/, workloads/, logs/, cache/, keys/. */
@@ -30,6 +31,8 @@ export interface DaemonConfig {
   workloads: WorkloadConfig;
   cache: CacheConfig;
   messaging: MessagingConfig;
+  /** The code sandbox (spec 2 §4.6, §8): its listener, isolation mode and warm pool. */
+  sandbox: SandboxConfig;
   /** Project secret store (spec 2 §4.1): `local` (sealed values in the database) or `off` (503). */
   secretsStore: 'local' | 'off';
   /** The HTTP edge against slow and greedy clients (docs/decisions.md, HTTP edge). */
@@ -180,6 +183,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
     cache: cacheConfig(env),
     workloads: workloadConfigFromEnv(env),
     messaging: messagingConfig(env),
+    sandbox: sandboxConfig(env),
     secretsStore: env.PLATFORM_SECRETS_STORE === 'off' ? 'off' : 'local',
     http: httpEdgeConfig(env),
     vector: {

@@ -54,7 +54,7 @@ export const PLATFORM_DIR = '.platform';
  * in dist/daemon/runtimes, or the bundle in dist/daemon) the build does not copy non-TypeScript
  * files, so fall back to the source tree.
  */
-function assetsDir(): string {
+export function assetsDir(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   const candidates = [here, join(here, '..', '..', '..', 'src', 'daemon', 'runtimes'), join(here, '..', '..', 'src', 'daemon', 'runtimes')];
   const found = candidates.find((d) => existsSync(join(d, 'python', 'shim.py')));

@@ -1,0 +1,52 @@
+"""Warm sandbox runner (docs/decisions/sandbox.md): started inside a fresh sandbox ahead of any
+request, it imports what it needs, says it is ready, then blocks on its stdin pipe. The daemon
+writes one JSON request ({"code", "files": [{"path", "content_b64"}]}) and closes the pipe; the
+runner writes the files into the working directory, runs the code as __main__ and exits with
+its status. The sandbox is destroyed after this one run.
+"""
+import base64
+import json
+import os
+import sys
+import traceback
+
+READY = b"\x00platform-sandbox-ready\n"
+WORKDIR = os.getcwd()
+
+
+def write_files(files):
+    for f in files:
+        target = os.path.realpath(os.path.join(WORKDIR, f["path"]))
+        if os.path.commonpath([target, WORKDIR]) != WORKDIR or target == WORKDIR:
+            # The daemon refuses these before sending; this is the second lock.
+            sys.stderr.write("sandbox: file path escapes the working directory: %s\n" % f["path"])
+            sys.stderr.flush()
+            os._exit(97)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as fh:
+            fh.write(base64.b64decode(f["content_b64"]))
+
+
+def main():
+    os.write(2, READY)
+    request = json.loads(sys.stdin.buffer.read())
+    # The snippet's own stdin is empty, as with `python3 -c ... < /dev/null`.
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    write_files(request.get("files") or [])
+    code = compile(request["code"], "<sandbox>", "exec")
+    scope = {"__name__": "__main__", "__builtins__": __builtins__}
+    sys.argv = ["<sandbox>"]
+    try:
+        exec(code, scope)
+    except SystemExit:
+        raise
+    except BaseException:  # noqa: BLE001 (the snippet's own error, shown like python3 would)
+        kind, value, tb = sys.exc_info()
+        traceback.print_exception(kind, value, tb.tb_next)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
