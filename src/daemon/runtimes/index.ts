@@ -168,6 +168,8 @@ export function agentHarnessCommand(framework: AgentFramework, workloadDir: stri
       ['helpers/platform_secrets.py', join(PLATFORM_DIR, 'platform_secrets.py')],
       // `import platform_mcp_client`: the servers of MCP_SERVERS, with no extra package.
       ['mcp/platform_mcp_client.py', join(PLATFORM_DIR, 'platform_mcp_client.py')],
+      // `from platform_sandbox import run_python`: the code sandbox tool (spec 2 §4.6).
+      ['sandbox/platform_sandbox.py', join(PLATFORM_DIR, 'platform_sandbox.py')],
     ]),
     build: { cmd: python, args: [harness, '--check', workloadDir, framework], cwd: workloadDir },
     start: { cmd: python, args: ['-u', harness, '--serve', workloadDir, framework], env: { PYTHONUNBUFFERED: '1' }, cwd: workloadDir },

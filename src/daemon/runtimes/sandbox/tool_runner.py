@@ -27,6 +27,8 @@ def main(argv):
         reply.flush()
 
     sys.path.insert(0, source)
+    # Agent code imports the platform's helpers the harness puts beside it (platform_sandbox, ...).
+    sys.path.append(os.path.join(source, ".platform"))
     try:
         module = importlib.import_module(module_name)
     except BaseException as exc:  # noqa: BLE001 (the import's own error, reported as the reply)

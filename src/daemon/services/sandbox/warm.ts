@@ -59,8 +59,8 @@ export class WarmSandbox {
     this.child.send(JSON.stringify(request));
     const exit = await this.child.exited;
     clearTimeout(timer);
-    // Processes the code left behind die with the sandbox (its cgroup, its container).
-    await this.child.kill();
+    // Processes the code left behind die with the sandbox: its PID namespace or container ends
+    // with the runner, and the pool's release kills the cgroup (off the response's path).
     const duration_ms = Math.round(performance.now() - t0);
     const stdout = this.child.stdout.take().toString('utf8');
     let stderr = this.child.stderr.take().toString('utf8');
