@@ -94,8 +94,8 @@ export function escapeAttempts(daemon: () => TestDaemon): void {
         expect(r.body.stdout).toBe('');
         expect(r.body.stderr).toMatch(/FileNotFoundError|PermissionError/);
       }
-      const listing = await execute(d, { code: `import os\nprint(os.path.exists(${JSON.stringify(d.home)}), os.path.exists(${JSON.stringify(homedir())}))` });
-      expect(listing.body.stdout).toBe(homedir() === '/' ? 'False True\n' : 'False False\n');
+      const listing = await execute(d, { code: `import os\nprint(os.path.exists(${JSON.stringify(d.home)}), os.path.exists(${JSON.stringify(homeFile)}))` });
+      expect(listing.body.stdout).toBe('False False\n');
     } finally {
       rmSync(homeFile, { force: true });
     }

@@ -11,6 +11,9 @@ import sys
 import traceback
 
 READY = b"\x00platform-sandbox-ready\n"
+if len(sys.argv) > 1:
+    # Docker gives a --workdir tmpfs mode 0755 owned by root: the container enters it here instead.
+    os.chdir(sys.argv[1])
 WORKDIR = os.getcwd()
 
 

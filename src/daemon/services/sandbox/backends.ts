@@ -92,7 +92,7 @@ function dockerKill(name: string): Promise<void> {
 }
 
 export function dockerBackend(config: SandboxConfig): Backend {
-  const launch = (id: string, limits: typeof EXECUTE_LIMITS, image: string, mounts: string[], workdir: string, cmd: string[]): Launch => {
+  const launch = (id: string, limits: typeof EXECUTE_LIMITS, image: string, mounts: string[], workdir: string | undefined, cmd: string[]): Launch => {
     const name = `platform-sandbox-${id}`;
     const args = [
       'run', '-i', '--rm', '--name', name, '--label', 'platform.sandbox=1',
@@ -100,7 +100,7 @@ export function dockerBackend(config: SandboxConfig): Backend {
       '--memory', String(limits.memoryBytes), '--memory-swap', String(limits.memoryBytes), '--cpus', String(limits.cpus), '--pids-limit', String(PIDS_LIMIT),
       // The writable places are tmpfs, counted in the container's memory.
       '--tmpfs', `${SANDBOX_WORKDIR}:rw,exec,mode=1777,size=256m`, '--tmpfs', '/tmp:rw,mode=1777,size=64m',
-      '--log-driver', 'none', '--workdir', workdir,
+      '--log-driver', 'none', ...(workdir ? ['--workdir', workdir] : []),
       ...Object.entries(SANDBOX_ENV).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
       ...mounts.flatMap((m) => ['-v', m]),
       image, ...cmd,
@@ -118,7 +118,7 @@ export function dockerBackend(config: SandboxConfig): Backend {
   return {
     kind: 'docker',
     detail: `docker: no network, read-only root, nobody, 1 CPU, 512 MiB, ${PIDS_LIMIT} processes (image ${config.image})`,
-    warm: (id) => launch(id, EXECUTE_LIMITS, config.image, [`${runnerPath('runner.py')}:${RUNNER_DIR}/runner.py:ro`], SANDBOX_WORKDIR, ['python3', '-I', `${RUNNER_DIR}/runner.py`]),
+    warm: (id) => launch(id, EXECUTE_LIMITS, config.image, [`${runnerPath('runner.py')}:${RUNNER_DIR}/runner.py:ro`], undefined, ['python3', '-I', `${RUNNER_DIR}/runner.py`, SANDBOX_WORKDIR]),
     tool: (id, target, module) => {
       const mount = `${runnerPath('tool_runner.py')}:${RUNNER_DIR}/tool_runner.py:ro`;
       if (target.dockerImage) return launch(id, TOOL_LIMITS, target.dockerImage, [mount], '/workload', ['python3', '-I', `${RUNNER_DIR}/tool_runner.py`, '/workload', module]);
