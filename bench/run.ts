@@ -7,6 +7,7 @@ import { messagingBench } from './messaging.js';
 import { vectorBench } from './vector.js';
 import { mcpBench } from './mcp.js';
 import { serverlessBench } from './serverless.js';
+import { sandboxBench } from './sandbox.js';
 
 const sections: Array<[string, () => Promise<Row[]>]> = [
   ['core', coreBench],
@@ -16,6 +17,7 @@ const sections: Array<[string, () => Promise<Row[]>]> = [
   ['vector', vectorBench],
   ['mcp', mcpBench],
   ['serverless', serverlessBench],
+  ['sandbox', sandboxBench],
 ];
 
 const only = process.argv[2];
