@@ -65,10 +65,11 @@ graph = builder.compile()
 let d: TestDaemon;
 let image: string;
 beforeAll(async () => {
-  d = await startSandboxDaemon({ mode: 'process', poolTarget: 1 });
+  // A short ready wait (the spec's is 110 s) so the not-ready 503 can be seen within the test.
+  d = await startSandboxDaemon({ mode: 'process', poolTarget: 1, callReadyMs: 4000 });
   const token = await d.adminToken();
   const files = langgraphSample().filter((e) => e.name !== 'agent.py');
-  const r = await deployForm(d, token, { name: 'coder', framework: 'langgraph' }, archive([...files, { name: 'agent.py', content: AGENT_PY }, { name: 'broken.py', content: 'import not_a_module\n' }]));
+  const r = await deployForm(d, token, { name: 'coder', framework: 'langgraph' }, archive([...files, { name: 'agent.py', content: AGENT_PY }, { name: 'broken.py', content: 'import not_a_module\n' }, { name: 'sleepy.py', content: 'import time\ntime.sleep(60)\n\ndef f():\n    return 1\n' }]));
   expect(r.status).toBe(202);
   await d.api('PATCH', '/v1/agents/coder/secrets', { token, body: { set: { MODEL_API_KEY: 'sk-agent-credential' } } });
   const agent = await waitState(d, token, 'coder', 'ready', '', 60_000);
@@ -143,6 +144,13 @@ describe('/v1/call (process mode)', () => {
     expect(unknown.status).toBe(503);
     expect(unknown.body.error).toMatch(/could not start a tool sandbox: no deployed agent revision has the image/);
     expect((await sbx(d, 'GET', '/v1/call')).status).toBe(405);
+  });
+
+  it('503 when the tool sandbox does not become ready in time (its module import hangs)', async () => {
+    const r = await call({ image, function: 'f', module: 'sleepy' });
+    expect(r.status).toBe(503);
+    expect(r.body.error).toBe('tool sandbox did not become ready within 4 seconds');
+    expect(r.ms).toBeLessThan(10_000);
   });
 });
 

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { SANDBOX_CALL_READY_SECONDS } from '../../../api/sandbox.js';
 
 /** How sandboxes isolate: `auto` takes bubblewrap, else Docker, else refuses (docs/decisions/sandbox.md). */
 export type SandboxMode = 'auto' | 'process' | 'docker';
@@ -16,6 +17,8 @@ export interface SandboxConfig {
   maxLive: number;
   /** PLATFORM_SANDBOX_PYTHON: the interpreter of process mode (Debian's /usr/bin/python3 when present). */
   python: string;
+  /** PLATFORM_SANDBOX_CALL_READY_SECONDS: how long a tool sandbox has to import the module and say ready (spec 2 §8: 110 s). */
+  callReadyMs: number;
   /** PLATFORM_SANDBOX_IMAGE: the image of docker mode's execute sandboxes (it needs python3). */
   image: string;
 }
@@ -31,6 +34,7 @@ export function sandboxConfig(env: NodeJS.ProcessEnv): SandboxConfig {
     poolTarget,
     waitMs: Math.max(0, num(env.PLATFORM_SANDBOX_WAIT_SECONDS, 30)) * 1000,
     maxLive: Math.max(1, num(env.PLATFORM_SANDBOX_MAX_LIVE, poolTarget + 8)),
+    callReadyMs: Math.max(1, num(env.PLATFORM_SANDBOX_CALL_READY_SECONDS, SANDBOX_CALL_READY_SECONDS)) * 1000,
     python: env.PLATFORM_SANDBOX_PYTHON || (existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3'),
     image: env.PLATFORM_SANDBOX_IMAGE || env.PLATFORM_DOCKER_IMAGE_PYTHON || 'python:3.12-slim',
   };

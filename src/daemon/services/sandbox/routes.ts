@@ -21,6 +21,7 @@ export function createSandboxArea(): Area {
       const cfg = ctx.config.sandbox;
       const deps: svc.Deps = {
         db: ctx.db,
+        callReadyMs: cfg.callReadyMs,
         get pool() {
           return pool!;
         },

@@ -1,6 +1,5 @@
 import { posix } from 'node:path';
 import {
-  SANDBOX_CALL_READY_SECONDS,
   SANDBOX_CALL_REPLY_LIMIT,
   SANDBOX_CALL_TIMEOUT_DEFAULT,
   SANDBOX_CALL_TIMEOUT_MAX,
@@ -20,6 +19,8 @@ import { newSandboxId, type SandboxPool } from './pool.js';
 
 export interface Deps {
   db: Db;
+  /** How long a tool sandbox has to get ready (spec 2 §8: 110 s). */
+  callReadyMs: number;
   pool: SandboxPool;
   backend: () => Backend | undefined;
   unavailableReason: () => string;
@@ -96,7 +97,7 @@ export async function call(d: Deps, body: CallBody): Promise<CallResult> {
   const child = new SandboxChild(launch, { stdout: SANDBOX_CALL_REPLY_LIMIT + 64, stderr: 64 * 1024 });
   d.calls.add(child);
   try {
-    return await converse(child, id, body, timeout, t0);
+    return await converse(child, id, body, timeout, t0, d.callReadyMs);
   } finally {
     await child.kill();
     d.calls.delete(child);
@@ -105,7 +106,7 @@ export async function call(d: Deps, body: CallBody): Promise<CallResult> {
 
 type Line = { ready?: true; result?: unknown; error?: string; failed?: string };
 
-async function converse(child: SandboxChild, id: string, body: CallBody, timeout: number, t0: number): Promise<CallResult> {
+async function converse(child: SandboxChild, id: string, body: CallBody, timeout: number, t0: number, readyMs: number): Promise<CallResult> {
   let overflow = false;
   child.onOverflow = (stream) => {
     if (stream !== 'stdout') return;
@@ -122,7 +123,7 @@ async function converse(child: SandboxChild, id: string, body: CallBody, timeout
   };
   // Ready: the first reply line, within 110 s (spec 2 §8).
   const readyOrExit = await new Promise<'ready' | 'exit' | 'late'>((resolve) => {
-    const timer = setTimeout(() => resolve('late'), SANDBOX_CALL_READY_SECONDS * 1000);
+    const timer = setTimeout(() => resolve('late'), readyMs);
     child.onOutput = (stream) => {
       if (stream === 'stdout' && child.stdout.take().includes('\n')) {
         clearTimeout(timer);
@@ -135,7 +136,7 @@ async function converse(child: SandboxChild, id: string, body: CallBody, timeout
     });
   });
   child.onOutput = undefined;
-  if (readyOrExit === 'late') throw new ApiError(503, `tool sandbox did not become ready within ${SANDBOX_CALL_READY_SECONDS} seconds`);
+  if (readyOrExit === 'late') throw new ApiError(503, `tool sandbox did not become ready within ${readyMs / 1000} seconds`);
   if (readyOrExit === 'exit') {
     const why = tail(child.stderr.take());
     throw new ApiError(503, `tool sandbox exited before ready (the image lacks the tool runner's python3, or it could not start)${why ? `: ${why}` : ''}`);
