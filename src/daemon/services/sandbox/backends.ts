@@ -1,4 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { assetsDir } from '../../runtimes/index.js';
@@ -91,11 +92,28 @@ function dockerKill(name: string): Promise<void> {
   });
 }
 
-export function dockerBackend(config: SandboxConfig): Backend {
+/**
+ * Removes the containers a daemon of this state directory left (it was killed before it could):
+ * each sandbox container carries its daemon's owner label, so other daemons' are untouched.
+ */
+export function removeLeftoverContainers(owner: string): Promise<void> {
+  return new Promise((resolve) => {
+    execFile(dockerBin(), ['ps', '-aq', '--filter', `label=platform.sandbox.owner=${owner}`], { timeout: 30_000 }, (err, out) => {
+      const ids = err ? [] : out.split('\n').filter(Boolean);
+      if (!ids.length) return resolve();
+      execFile(dockerBin(), ['rm', '-f', ...ids], { timeout: 60_000 }, () => resolve());
+    });
+  });
+}
+
+/** The owner label of a state directory's sandbox containers. */
+export const containerOwner = (home: string) => createHash('sha256').update(home).digest('hex').slice(0, 16);
+
+export function dockerBackend(config: SandboxConfig, owner: string): Backend {
   const launch = (id: string, limits: typeof EXECUTE_LIMITS, image: string, mounts: string[], workdir: string | undefined, cmd: string[]): Launch => {
     const name = `platform-sandbox-${id}`;
     const args = [
-      'run', '-i', '--rm', '--name', name, '--label', 'platform.sandbox=1',
+      'run', '-i', '--rm', '--name', name, '--label', 'platform.sandbox=1', '--label', `platform.sandbox.owner=${owner}`,
       '--network', 'none', '--read-only', '--user', '65534:65534', '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges',
       '--memory', String(limits.memoryBytes), '--memory-swap', String(limits.memoryBytes), '--cpus', String(limits.cpus), '--pids-limit', String(PIDS_LIMIT),
       // The writable places are tmpfs, counted in the container's memory.

@@ -1,6 +1,6 @@
 import { sandboxRoutes } from '../../../api/sandbox.js';
 import type { Area } from '../../area.js';
-import { dockerBackend, probeBwrap, probeDocker, processBackend, type Backend } from './backends.js';
+import { containerOwner, dockerBackend, probeBwrap, probeDocker, processBackend, removeLeftoverContainers, type Backend } from './backends.js';
 import type { SandboxChild } from './child.js';
 import { SandboxPool } from './pool.js';
 import * as svc from './service.js';
@@ -43,8 +43,11 @@ export function createSandboxArea(): Area {
       }
       if (!backend && cfg.mode !== 'process') {
         const no = await probeDocker(cfg.image);
-        if (!no) backend = dockerBackend(cfg);
-        else reasons.push(no);
+        if (!no) {
+          const owner = containerOwner(ctx.config.home);
+          await removeLeftoverContainers(owner);
+          backend = dockerBackend(cfg, owner);
+        } else reasons.push(no);
       }
       reason = reasons.join('; ');
       if (backend) ctx.log.info('code sandbox ready', { mode: backend.kind, detail: backend.detail, pool_target: cfg.poolTarget });
