@@ -12,7 +12,10 @@ afterAll(() => d?.close());
 describe('warm pool', () => {
   it('prepares target sandboxes ahead, destroys each after one run and replaces it', async () => {
     const before = await waitWarm(d, 2);
-    expect(before).toEqual({ warm: 2, target: 2, in_flight: 0, created_total: 2 });
+    expect(before).toMatchObject({ warm: 2, target: 2, in_flight: 0 });
+    // Normally 2; a start that failed on a loaded machine was retried and counts too.
+    expect(before.created_total).toBeGreaterThanOrEqual(2);
+    const base = before.created_total;
     const running = execute(d, { code: 'import time\ntime.sleep(0.5)\nprint("done")' });
     // While it runs: one in flight, and its replacement started at once.
     let during: any;
@@ -22,11 +25,11 @@ describe('warm pool', () => {
       await new Promise((r) => setTimeout(r, 10));
     }
     expect(during.in_flight).toBe(1);
-    expect(during.created_total).toBe(3);
+    expect(during.created_total).toBe(base + 1);
     const r = await running;
     expect(r.body.stdout).toBe('done\n');
     const after = await waitWarm(d, 2);
-    expect(after).toEqual({ warm: 2, target: 2, in_flight: 0, created_total: 3 });
+    expect(after).toEqual({ warm: 2, target: 2, in_flight: 0, created_total: base + 1 });
     // Two runs never share a sandbox.
     const ids = await Promise.all([1, 2, 3].map(() => execute(d, { code: 'print(1)' })));
     expect(new Set(ids.map((x) => x.body.sandbox_id)).size).toBe(3);
