@@ -50,6 +50,17 @@ def chatty():
     return 7
 
 
+def garble():
+    # Finds the runner's reply pipe (any pipe but stdin and stderr) and writes garbage on it.
+    for fd in range(3, 20):
+        try:
+            if os.readlink("/proc/self/fd/%d" % fd).startswith("pipe:"):
+                os.write(fd, b"not json at all\n")
+        except OSError:
+            pass
+    return 1
+
+
 def slow():
     import time
     time.sleep(30)
@@ -113,6 +124,7 @@ describe('/v1/call (process mode)', () => {
   it('502: tool execution failed, reply over 8 MiB, result not JSON, bad module or function, deadline', async () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ image, function: 'big' }, /invalid tool runner reply: larger than 8 MiB/],
+      [{ image, function: 'garble' }, /invalid tool runner reply: not JSON/],
       [{ image, function: 'not_json' }, /tool execution failed: the result is not JSON/],
       [{ image, function: 'missing' }, /tool execution failed: module agent has no function missing/],
       [{ image, function: 'f', module: 'broken' }, /tool execution failed: could not import module broken: ModuleNotFoundError/],
