@@ -7,8 +7,8 @@ import { sandboxConfig, type SandboxConfig } from '../../src/daemon/services/san
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 
 /** A test daemon whose sandbox settings are the spec's defaults plus `over`. */
-export function startSandboxDaemon(over: Partial<SandboxConfig> = {}): Promise<TestDaemon> {
-  return startTestDaemon({ sandbox: { ...sandboxConfig({}), ...over } });
+export function startSandboxDaemon(over: Partial<SandboxConfig> = {}, home?: string): Promise<TestDaemon> {
+  return startTestDaemon({ sandbox: { ...sandboxConfig({}), ...over } }, { home });
 }
 
 export interface Reply {
