@@ -11,6 +11,7 @@ import sys
 import traceback
 
 READY = b"\x00platform-sandbox-ready\n"
+END = b""  # the run's end marker (a nonce from the daemon), written last on stdout and stderr
 if len(sys.argv) > 1:
     # Docker gives a --workdir tmpfs mode 0755 owned by root: the container enters it here instead.
     os.chdir(sys.argv[1])
@@ -32,7 +33,9 @@ def write_files(files):
 
 def main():
     os.write(2, READY)
+    global END
     request = json.loads(sys.stdin.buffer.read())
+    END = request.get("end", "").encode()
     # The snippet's own stdin is empty, as with `python3 -c ... < /dev/null`.
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
@@ -76,6 +79,15 @@ def finish(status):
             stream.flush()
         except Exception:  # noqa: BLE001 (a closed stream: nothing left to write)
             pass
+    if END:
+        # Both streams end with the marker and the status: the daemon answers on it without
+        # waiting for the sandbox to be torn down (a container's exit takes a while).
+        trailer = b"\x00" + END + b":" + str(status).encode() + b"\n"
+        for fd in (1, 2):
+            try:
+                os.write(fd, trailer)
+            except OSError:
+                pass  # closed by the code: the daemon falls back to the exit status
     os._exit(status)
 
 

@@ -43,6 +43,23 @@ class Capped {
     this.chunks = [all];
     return all;
   }
+  /** The last n bytes (at most), without merging the chunks. */
+  tail(n: number): Buffer {
+    const parts: Buffer[] = [];
+    let have = 0;
+    for (let i = this.chunks.length - 1; i >= 0 && have < n; i--) {
+      parts.unshift(this.chunks[i]!);
+      have += this.chunks[i]!.length;
+    }
+    const all = Buffer.concat(parts);
+    return all.subarray(Math.max(0, all.length - n));
+  }
+  /** Keeps the first n bytes. */
+  cut(n: number): void {
+    const all = this.take().subarray(0, n);
+    this.chunks = [all];
+    this.size = all.length;
+  }
   /** Drops the first n bytes (a readiness marker). */
   drop(n: number): void {
     const all = this.take().subarray(n);

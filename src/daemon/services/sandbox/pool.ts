@@ -75,9 +75,10 @@ export class SandboxPool {
 
   /** Destroys a sandbox after its one run and starts a replacement. */
   async release(s: WarmSandbox): Promise<void> {
-    await s.destroy();
+    // Its run is over (the answer may already be on its way): no longer in flight while it is torn down.
     this.inUse.delete(s);
     this.refill();
+    await s.destroy();
   }
 
   async stop(): Promise<void> {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { constants } from 'node:os';
 import { SANDBOX_OUTPUT_LIMIT } from '../../../api/sandbox.js';
 import { SandboxChild, type Exit, type Launch } from './child.js';
@@ -28,7 +29,8 @@ export class WarmSandbox {
     readonly id: string,
     launch: Launch,
   ) {
-    this.child = new SandboxChild(launch, { stdout: SANDBOX_OUTPUT_LIMIT, stderr: SANDBOX_OUTPUT_LIMIT + READY.length });
+    // Room for the end marker past the output limit (the output itself is cut at the limit).
+    this.child = new SandboxChild(launch, { stdout: SANDBOX_OUTPUT_LIMIT + 64, stderr: SANDBOX_OUTPUT_LIMIT + 64 + READY.length });
     this.ready = new Promise<void>((resolve, reject) => {
       this.child.onOutput = (stream) => {
         if (stream !== 'stderr') return;
@@ -56,9 +58,27 @@ export class WarmSandbox {
       stopped ??= 'deadline';
       void this.child.kill();
     }, timeoutS * 1000);
-    this.child.send(JSON.stringify(request));
-    const exit = await this.child.exited;
+    // The runner ends both streams with this marker and the status once the code is done; a run
+    // that ends otherwise (killed, streams closed by the code) is read from the exit.
+    const end = Buffer.from(`\0${randomBytes(8).toString('hex')}:`);
+    const ended = new Promise<Exit>((resolve) => {
+      this.child.onOutput = () => {
+        const out = this.child.stdout.tail(end.length + 8);
+        const err = this.child.stderr.tail(end.length + 8);
+        const at = out.indexOf(end);
+        if (at < 0 || err.indexOf(end) < 0 || !out.subarray(at).includes('\n')) return;
+        resolve({ code: Number(out.subarray(at + end.length).toString().trim()), signal: null });
+      };
+    });
+    this.child.send(JSON.stringify({ ...request, end: end.subarray(1, end.length - 1).toString() }));
+    const exit = await Promise.race([ended, this.child.exited]);
+    this.child.onOutput = undefined;
     clearTimeout(timer);
+    for (const cap of [this.child.stdout, this.child.stderr]) {
+      const all = cap.take();
+      const at = all.lastIndexOf(end);
+      cap.cut(Math.min(at >= 0 ? at : all.length, SANDBOX_OUTPUT_LIMIT));
+    }
     // Processes the code left behind die with the sandbox: its PID namespace or container ends
     // with the runner, and the pool's release kills the cgroup (off the response's path).
     const duration_ms = Math.round(performance.now() - t0);
