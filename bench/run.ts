@@ -9,6 +9,7 @@ import { mcpBench } from './mcp.js';
 import { serverlessBench } from './serverless.js';
 import { gatewayBench } from './gateway.js';
 import { triggersBench } from './triggers.js';
+import { sandboxBench } from './sandbox.js';
 
 const sections: Array<[string, () => Promise<Row[]>]> = [
   ['core', coreBench],
@@ -20,6 +21,7 @@ const sections: Array<[string, () => Promise<Row[]>]> = [
   ['serverless', serverlessBench],
   ['gateway', gatewayBench],
   ['triggers', triggersBench],
+  ['sandbox', sandboxBench],
 ];
 
 const only = process.argv[2];

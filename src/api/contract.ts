@@ -44,6 +44,11 @@ export interface RouteContract<
    * vector and cache, 404 for messaging). Without it the segment is any project reference.
    */
   projectIdRule?: ProjectIdRule;
+  /**
+   * The listener that serves the route: the public one unless named. `sandbox` routes answer only
+   * on the sandbox listener (SANDBOX_URL, spec 2 §4.6) and are unknown on every other.
+   */
+  listener?: 'sandbox';
   /** Success status and body schema. */
   status: number;
   response: R;

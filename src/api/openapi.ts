@@ -46,6 +46,11 @@ export function openApiDocument(routes: RouteContract[], info: { version: string
       },
       'x-auth': r.auth,
     };
+    if (r.listener === 'sandbox') {
+      // Not on the public address: only workloads reach it, at SANDBOX_URL (`platform daemon status`).
+      op['x-listener'] = 'sandbox';
+      op.servers = [{ url: 'http://127.0.0.1:{port}', description: 'the sandbox listener (SANDBOX_URL); no authentication, loopback only', variables: { port: { default: '0', description: 'sandbox_url in daemon.json' } } }];
+    }
     if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: schema(r.body, 'input') } } };
     (paths[r.path] ??= {})[r.method.toLowerCase()] = op;
   }

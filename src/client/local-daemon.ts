@@ -11,6 +11,8 @@ export interface DaemonInfo {
   url: string;
   /** The internal listener (private MCP servers); absent from older daemons. */
   internal_url?: string;
+  /** The sandbox listener (SANDBOX_URL, spec 2 §4.6); absent from older daemons. */
+  sandbox_url?: string;
   pid: number;
   /** How workloads are isolated (bubblewrap, none, unavailable, docker); absent from older daemons. */
   isolation?: string;

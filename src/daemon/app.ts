@@ -23,6 +23,7 @@ import type { RouteContract } from '../api/contract.js';
 import { isInternalCall } from './internal-call.js';
 import { arrivedOnInternalListener } from './http/internal-listener.js';
 import { newRequestId } from './ids.js';
+import { arrivedOnSandboxListener } from './services/sandbox/listener.js';
 
 export interface AppDeps {
   db: Db;
@@ -84,6 +85,12 @@ export function createApp(deps: AppDeps): App {
     const ip = req.socket.remoteAddress ?? 'unknown';
     try {
       restoreMethod(req);
+      // The sandbox listener serves the sandbox routes and nothing else (spec 2 §4.6).
+      if (arrivedOnSandboxListener(req)) {
+        const url = requestTarget(req.url);
+        const { route, params } = router.match(req.method ?? 'GET', url.pathname, 'sandbox');
+        return await router.run(route, params, { requestId, ip, req, res }, url);
+      }
       // Workload public addresses are routed by Host before any path matching (DESIGN.md).
       // The internal listener serves path routes only (MCP endpoints), whatever the Host says.
       const internal = arrivedOnInternalListener(req);

@@ -8,6 +8,7 @@ import { isolationModeFromEnv, type IsolationMode } from './runtime/sandbox.js';
 import { cacheConfig, type CacheConfig } from './services/cache/config.js';
 import { messagingConfig, type MessagingConfig } from './services/messaging/config.js';
 import { triggersConfig, type TriggersConfig } from './services/triggers/config.js';
+import { sandboxConfig, type SandboxConfig } from './services/sandbox/config.js';
 
 export interface DaemonConfig {
   /** State directory: platform.db, builds/, workloads/, logs/, cache/, keys/. */
@@ -34,6 +35,8 @@ export interface DaemonConfig {
   messaging: MessagingConfig;
   /** Triggers (spec 2 §4.4): history bound, attempt deadline, catch-up window, the test-only clock. */
   triggers: TriggersConfig;
+  /** The code sandbox (spec 2 §4.6, §8): its listener, isolation mode and warm pool. */
+  sandbox: SandboxConfig;
   /** Project secret store (spec 2 §4.1): `local` (sealed values in the database) or `off` (503). */
   secretsStore: 'local' | 'off';
   /** The HTTP edge against slow and greedy clients (docs/decisions.md, HTTP edge). */
@@ -233,6 +236,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
     workloads: workloadConfigFromEnv(env),
     messaging: messagingConfig(env),
     triggers: triggersConfig(env),
+    sandbox: sandboxConfig(env),
     secretsStore: env.PLATFORM_SECRETS_STORE === 'off' ? 'off' : 'local',
     http: httpEdgeConfig(env),
     vector: {

@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   const paths = statePaths(config.home);
   // `platform daemon status` reads how workloads are isolated from here (the agents area logs it).
   const isolation = await workloadIsolation(config.workloads);
-  writePrivate(paths.locator, JSON.stringify({ version: config.version, url: daemon.url, internal_url: daemon.internalUrl, pid: process.pid, isolation: isolation.state, isolation_detail: isolation.detail }) + '\n');
+  writePrivate(paths.locator, JSON.stringify({ version: config.version, url: daemon.url, internal_url: daemon.internalUrl, sandbox_url: daemon.sandboxUrl, pid: process.pid, isolation: isolation.state, isolation_detail: isolation.detail }) + '\n');
   log.info('daemon listening', { url: daemon.url, home: config.home, pid: process.pid });
 
   let stopping = false;

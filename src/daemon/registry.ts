@@ -12,6 +12,7 @@ import { secretsArea } from './services/secrets/routes.js';
 import { createMcpArea } from './services/mcp/routes.js';
 import { vectorArea } from './services/vector/routes.js';
 import { createServerlessArea, type PlaneFactory } from './services/serverless/routes.js';
+import { createSandboxArea } from './services/sandbox/routes.js';
 import { makeDataPlane } from './services/serverless/make-plane.js';
 import { createGatewayArea } from './services/gateway/routes.js';
 import { createTriggersArea } from './services/triggers/routes.js';
@@ -22,5 +23,5 @@ import { createTriggersArea } from './services/triggers/routes.js';
  * `serverlessPlane` lets control-plane tests watch what the data plane is told (never set in the daemon).
  */
 export function allAreas(opts: { serverlessPlane?: PlaneFactory } = {}): Area[] {
-  return [accountsArea, healthArea, authArea, invitationsArea, serviceAccountsArea, auditArea, createAgentsArea(), createCacheArea(), messagingArea(), secretsArea, createMcpArea(), vectorArea(), createServerlessArea(opts.serverlessPlane ?? makeDataPlane), createGatewayArea(), createTriggersArea()];
+  return [accountsArea, healthArea, authArea, invitationsArea, serviceAccountsArea, auditArea, createAgentsArea(), createCacheArea(), messagingArea(), secretsArea, createMcpArea(), vectorArea(), createServerlessArea(opts.serverlessPlane ?? makeDataPlane), createSandboxArea(), createGatewayArea(), createTriggersArea()];
 }

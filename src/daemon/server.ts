@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp, type App } from './app.js';
 import { listenerPort, startQdrantListener } from './http/qdrant-listener.js';
 import { startInternalListener } from './http/internal-listener.js';
+import { startSandboxListener } from './services/sandbox/listener.js';
 import type { DaemonConfig } from './config.js';
 import { bootstrap, ensureStateDirs, loadSigningKey, statePaths, type BootstrapAdmin } from './bootstrap.js';
 import { openDb, type Db } from './store/db.js';
@@ -18,6 +19,8 @@ export interface RunningDaemon {
   url: string;
   /** The internal listener: private MCP servers' addresses (docs/decisions/mcp.md). */
   internalUrl: string;
+  /** The sandbox listener (SANDBOX_URL, spec 2 §4.6). */
+  sandboxUrl: string;
   port: number;
   app: App;
   db: Db;
@@ -48,10 +51,9 @@ export async function startDaemon(
   const app = createApp({ db, config, areas: allAreas({ serverlessPlane: opts.serverlessPlane }), signingKey: loadSigningKey(paths), clock, log });
   const admin = await bootstrap(db, clock, config.admin);
   opts.onBootstrap?.(admin);
-  await app.start();
   // Every listener of the daemon gets the same edge: timeouts, a connection cap, and the
   // envelope for what Node's parser refuses.
-  const edgeServer = (handler: RequestListener, pathOf: (path: string) => string = (p) => p): Server => {
+  const edgeServer = (handler: RequestListener, pathOf: (path: string) => string = (p) => p, listener: 'main' | 'sandbox' = 'main'): Server => {
     const s = createServer(
       {
         headersTimeout: config.http.headersTimeoutSeconds * 1000,
@@ -68,10 +70,15 @@ export async function startDaemon(
     handleClientErrors(s, log, {
       headersSeconds: config.http.headersTimeoutSeconds,
       requestSeconds: config.http.requestTimeoutSeconds,
-      allowedMethods: (path) => app.router.allowedMethods(pathOf(path)),
+      allowedMethods: (path) => app.router.allowedMethods(pathOf(path), listener),
     });
     return s;
   };
+  // Before the areas start: workloads they bring back get SANDBOX_URL with the real port.
+  const sandbox = await startSandboxListener(config.host, config.sandbox.port, app.handler, edgeServer);
+  config.sandbox.port = listenerPort(sandbox);
+  const sandboxUrl = `http://${config.host}:${config.sandbox.port}`;
+  await app.start();
   const server = edgeServer(app.handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -93,6 +100,7 @@ export async function startDaemon(
   return {
     url,
     internalUrl,
+    sandboxUrl,
     port,
     app,
     db,
@@ -101,7 +109,7 @@ export async function startDaemon(
       if (closed) return;
       closed = true;
       await Promise.all(
-        [server, internal, qdrant].map(
+        [server, internal, sandbox, qdrant].map(
           (s) =>
             s &&
             new Promise<void>((resolve) => {

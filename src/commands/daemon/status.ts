@@ -10,8 +10,8 @@ export default class DaemonStatus extends BaseCommand {
   async run() {
     const info = await findDaemon();
     const isolation = info?.isolation ? { state: info.isolation, detail: info.isolation_detail ?? '' } : undefined;
-    const result = { running: Boolean(info), url: info?.url, internal_url: info?.internal_url, pid: info?.pid, version: info?.version, home: platformHome(), isolation };
-    if (info) this.fields({ state: 'running', url: info.url, ...(info.internal_url ? { internal_url: info.internal_url } : {}), pid: info.pid, version: info.version, home: result.home, isolation: isolation ? `${isolation.state}: ${isolation.detail}` : 'unknown' });
+    const result = { running: Boolean(info), url: info?.url, internal_url: info?.internal_url, sandbox_url: info?.sandbox_url, pid: info?.pid, version: info?.version, home: platformHome(), isolation };
+    if (info) this.fields({ state: 'running', url: info.url, ...(info.internal_url ? { internal_url: info.internal_url } : {}), ...(info.sandbox_url ? { sandbox_url: info.sandbox_url } : {}), pid: info.pid, version: info.version, home: result.home, isolation: isolation ? `${isolation.state}: ${isolation.detail}` : 'unknown' });
     if (isolation?.state === 'unavailable' || isolation?.state === 'none') process.stderr.write(`warning: workload isolation ${isolation.state}: ${isolation.detail}\n`);
     else this.print(`daemon is not running (state directory ${result.home}); start it with \`platform daemon start\``);
     if (!info) process.exitCode = 1;

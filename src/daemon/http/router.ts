@@ -94,17 +94,18 @@ export class Router {
   }
 
   /** Methods some route serves at this path (for a 405 to a method Node's parser cannot even read). */
-  allowedMethods(pathname: string): string[] {
-    return [...new Set(this.routes.filter((r) => r.regex.test(pathname)).map((r) => r.contract.method))];
+  allowedMethods(pathname: string, listener: Listener = 'main'): string[] {
+    return [...new Set(this.routes.filter((r) => servedOn(r, listener) && r.regex.test(pathname)).map((r) => r.contract.method))];
   }
 
   /**
    * Finds the route for a request. A path that matches under another method gives 405 and a path
    * that matches nothing gives 404, both in the envelope (spec 1 §7).
    */
-  match(method: string, pathname: string): { route: CompiledRoute; params: Record<string, string> } {
+  match(method: string, pathname: string, listener: Listener = 'main'): { route: CompiledRoute; params: Record<string, string> } {
     let allowed: string[] = [];
     for (const r of this.routes) {
+      if (!servedOn(r, listener)) continue;
       const m = r.regex.exec(pathname);
       if (!m) continue;
       if (r.contract.method !== method && !(method === 'HEAD' && r.contract.method === 'GET')) {
@@ -155,6 +156,10 @@ export class Router {
     sendJson(ctx.res, reply.status, reply.body, reply.headers);
   }
 }
+
+/** Which listener a request arrived on: each serves only its own routes. */
+export type Listener = 'main' | 'sandbox';
+const servedOn = (r: CompiledRoute, listener: Listener) => (r.contract.listener ?? 'main') === listener;
 
 /** Routes that name their project as `?project=` (agents) are gated like `{projectID}` ones. */
 function takesProjectQuery(c: RouteContract): boolean {

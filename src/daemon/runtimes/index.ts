@@ -54,7 +54,7 @@ export const PLATFORM_DIR = '.platform';
  * in dist/daemon/runtimes, or the bundle in dist/daemon) the build does not copy non-TypeScript
  * files, so fall back to the source tree.
  */
-function assetsDir(): string {
+export function assetsDir(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   const candidates = [here, join(here, '..', '..', '..', 'src', 'daemon', 'runtimes'), join(here, '..', '..', 'src', 'daemon', 'runtimes')];
   const found = candidates.find((d) => existsSync(join(d, 'python', 'shim.py')));
@@ -171,6 +171,8 @@ export function agentHarnessCommand(framework: AgentFramework, workloadDir: stri
       ['helpers/platform_secrets.py', join(PLATFORM_DIR, 'platform_secrets.py')],
       // `import platform_mcp_client`: the servers of MCP_SERVERS, with no extra package.
       ['mcp/platform_mcp_client.py', join(PLATFORM_DIR, 'platform_mcp_client.py')],
+      // `from platform_sandbox import run_python`: the code sandbox tool (spec 2 §4.6).
+      ['sandbox/platform_sandbox.py', join(PLATFORM_DIR, 'platform_sandbox.py')],
     ]),
     build: { cmd: python, args: [harness, '--check', workloadDir, framework], cwd: workloadDir },
     start: { cmd: python, args: ['-u', harness, '--serve', workloadDir, framework], env: { PYTHONUNBUFFERED: '1' }, cwd: workloadDir },

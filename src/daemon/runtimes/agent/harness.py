@@ -38,6 +38,7 @@ from urllib.parse import urlsplit
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import platform_http as ph  # noqa: E402 (needs the path above)
 import platform_mcp_client  # noqa: E402 (MCP_SERVERS: the project's MCP servers, docs/decisions/mcp.md)
+import platform_sandbox  # noqa: E402 (run_python: the code sandbox at SANDBOX_URL, docs/decisions/sandbox.md)
 
 MAX_BODY = 1024 * 1024  # spec 1 §8.1: agent invoke request
 SUMMARY_CHARS = 200
@@ -466,7 +467,9 @@ def main(argv):
             print("agent harness: %s agent in %s looks deployable" % (framework, directory))
             return 0
         secret = ph.take_instance_secret("agent harness")  # before the agent's code runs
-        entry = platform_mcp_client.attach(framework, load_entry(directory, framework), lambda line: sys.stderr.write("agent harness: %s\n" % line))
+        say = lambda line: sys.stderr.write("agent harness: %s\n" % line)  # noqa: E731
+        entry = platform_mcp_client.attach(framework, load_entry(directory, framework), say)
+        entry = platform_sandbox.attach(framework, entry, say)
         HarnessHandler.adapter = ADAPTERS[framework](entry)
     except SetupError as exc:
         sys.stderr.write("%s\n" % exc)

@@ -315,6 +315,8 @@ export class AgentRuntime {
       AGENT_IMAGE: agent.image ?? '',
       PROJECT_SHORT: projectShort(db, agent.project_id),
       SVC_API_URL: `http://${config.host}:${config.port}`,
+      // The code sandbox's listener (spec 2 §4.6): the run_python tool of the harness calls it.
+      SANDBOX_URL: `http://${config.host}:${config.sandbox.port}`,
       SVC_PROJECT_ID: agent.project_id,
       SVC_PROJECT_KEY: key,
       PLATFORM_REQUEST_TIMEOUT_SECONDS: String(clampTimeout(cfg.timeout_seconds)),
