@@ -25,6 +25,8 @@ export function cliSandbox(env: Record<string, string> = {}) {
     PLATFORM_ADMIN_PASSWORD: 'Admin-Password-123',
     PLATFORM_NO_KEYCHAIN: '1',
     NO_COLOR: '1',
+    // No warm code sandboxes unless a test asks (see test/helpers/daemon.ts).
+    PLATFORM_SANDBOX_POOL_TARGET: '0',
     ...env,
   };
   const run = async (args: string[], opts: { input?: string; env?: Record<string, string> } = {}): Promise<CliResult> => {

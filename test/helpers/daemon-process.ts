@@ -23,7 +23,7 @@ export async function spawnDaemonProcess(home: string, env: Record<string, strin
   const locator = join(home, 'daemon.json');
   rmSync(locator, { force: true });
   const child = spawn(process.execPath, [DAEMON_MAIN, '--port', '0'], {
-    env: { ...process.env, PLATFORM_HOME: home, PLATFORM_ADMIN_EMAIL: PROCESS_ADMIN.email, PLATFORM_ADMIN_PASSWORD: PROCESS_ADMIN.password, ...env },
+    env: { ...process.env, PLATFORM_HOME: home, PLATFORM_ADMIN_EMAIL: PROCESS_ADMIN.email, PLATFORM_ADMIN_PASSWORD: PROCESS_ADMIN.password, PLATFORM_SANDBOX_POOL_TARGET: '0', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

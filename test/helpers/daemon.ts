@@ -1,3 +1,4 @@
+import { sandboxConfig } from '../../src/daemon/services/sandbox/config.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +43,9 @@ export async function startTestDaemon(
       admin: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
       signIn: { perIp: 10_000, perAccount: 10_000, windowMs: 15 * 60_000 },
       rateLimit: { burst: 0, refillPerSecond: 0 },
+      // No warm code sandboxes unless a test asks (test/sandbox): a hundred test daemons each
+      // starting three would only load the machine; a request still gets one on demand.
+      sandbox: { ...sandboxConfig({}), poolTarget: 0 },
       ...overrides,
     },
   );
