@@ -130,6 +130,8 @@ export interface MessagingConsumersHook {
     /** How each delivery ended: acknowledged, or as the broker's failure path decided. */
     settled: (messageId: string, result: 'acknowledged' | 'retry' | 'dead-lettered' | 'dropped', error: string) => void,
   ): () => void;
+  /** Sets how many deliveries a subscription the caller created gets before it dead-letters. */
+  setMaxDeliver(projectId: string, topic: string, subscription: string, maxDeliver: number): void;
   /** Deletes a subscription the caller created (its trigger is gone). */
   remove(projectId: string, topic: string, subscription: string): void;
 }

@@ -49,6 +49,10 @@ describe.skipIf(!python.ok)('pubsub triggers', () => {
     expect(fs[0]).toMatchObject({ status: 'succeeded', attempts: 1, http_status: 204 });
     const backlog = await until(async () => (await d.api('GET', subPath(p, 'orders', 'trigger-on-order'), { token: c.member.token })).body.stats, (s: any) => s.backlog === 0 && s.unacknowledged === 0);
     expect(backlog).toMatchObject({ backlog: 0, unacknowledged: 0 });
+    // The subscription the trigger made follows its retry.max_attempts.
+    const patched = await d.api('PATCH', `${triggersPath(p)}/on-order`, { token: c.member.token, body: { retry: { max_attempts: 7 } } });
+    expect(patched.status, patched.text).toBe(200);
+    expect((await d.api('GET', subPath(p, 'orders', 'trigger-on-order'), { token: c.member.token })).body.max_deliver).toBe(7);
   });
 
   it('a target that keeps failing is retried with the backoff, then dead-lettered as the subscription says', { timeout: 40_000 }, async () => {

@@ -2,7 +2,7 @@ import type { Hooks, MessagingConsumersHook } from '../../area.js';
 import { conflict, notFound } from '../../http/errors.js';
 import type { Broker } from './broker.js';
 import { buildPushRequest } from './cloudevents.js';
-import { createSubscription, deleteSubscription } from './subscriptions.js';
+import { createSubscription, deleteSubscription, patchSubscription } from './subscriptions.js';
 
 /** The actor written in the audit log when an area creates or deletes a subscription for itself. */
 const SYSTEM = { email: 'platform-triggers', requestId: '' };
@@ -44,6 +44,11 @@ export function messagingConsumers(b: Broker, hooks: Hooks): MessagingConsumersH
         backoffMs,
         settled: (d, result, error) => settled(`${d.message.ledger}:${d.message.entry}`, result, error),
       });
+    },
+    setMaxDeliver(projectId, topicName, subscription, maxDeliver) {
+      const t = b.store.topic(projectId, topicName);
+      const s = t ? b.store.sub(t.id, subscription) : undefined;
+      if (t && s && s.state !== 'deleting' && s.max_deliver !== maxDeliver) patchSubscription(b, hooks, t, subscription, { max_deliver: maxDeliver }, SYSTEM);
     },
     remove(projectId, topicName, subscription) {
       const t = b.store.topic(projectId, topicName);

@@ -200,6 +200,10 @@ export function patch(d: Deps, principal: Principal, ref: string, name: string, 
   }
   next.updated_at = isoNow(d.clock);
   tx(db, () => store.update(db, next));
+  // A subscription the trigger made follows its retry.max_attempts (a named one is its owner's).
+  if (src.pubsub?.owned && retry.max_attempts !== JSON.parse(cur.retry).max_attempts) {
+    d.ctx.hooks.messagingConsumers?.setMaxDeliver(cur.project_id, src.pubsub.topic, src.pubsub.subscription, retry.max_attempts);
+  }
   const oldPubsub = sourceOf(cur).pubsub;
   if (oldPubsub && (!src.pubsub || src.pubsub.subscription !== oldPubsub.subscription || src.pubsub.topic !== oldPubsub.topic)) releasePubsub(d, cur);
   afterChange(d, next);

@@ -1,8 +1,9 @@
 import { lookup } from 'node:dns/promises';
-import { chmodSync, mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, rmSync } from 'node:fs';
 import { connect, createServer, isIP, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { egressVerdict, type EgressPolicy } from '../../../egress.js';
+import { runsAsRoot, SANDBOX_UID } from '../../../runtime/sandbox.js';
 
 const LINE_MAX = 300;
 
@@ -29,15 +30,19 @@ export class Bridge {
   }
 
   async start(): Promise<void> {
+    // Private like the rest of the state directory (0700/0600). The doors run as the sandbox user:
+    // a root daemon hands it the directory and the socket, which nothing else outside a door reaches.
     mkdirSync(this.dir, { recursive: true });
-    chmodSync(this.dir, 0o711);
+    chmodSync(this.dir, 0o700);
+    if (runsAsRoot()) chownSync(this.dir, SANDBOX_UID, SANDBOX_UID);
     rmSync(this.path, { force: true });
     const server = createServer({ allowHalfOpen: true }, (s) => this.serve(s));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.path, () => resolve());
     });
-    chmodSync(this.path, 0o666);
+    chmodSync(this.path, 0o600);
+    if (runsAsRoot()) chownSync(this.path, SANDBOX_UID, SANDBOX_UID);
     server.on('error', () => undefined);
     this.server = server;
   }
