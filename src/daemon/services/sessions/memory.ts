@@ -1,7 +1,8 @@
 import type { AreaContext } from '../../area.js';
 import { isoNow } from '../../clock.js';
-import { conflict } from '../../http/errors.js';
+import { ApiError, conflict } from '../../http/errors.js';
 import { newId } from '../../ids.js';
+import { stmt } from '../../store/db.js';
 import type { MemoryEntry, MemoryPolicy, MemorizeResult } from '../../../api/sessions.js';
 import { deterministicFacts, factKey, modelFacts, terms, type ModelEndpoint } from './extractor.js';
 import { DEFAULT_POLICY, memoryStore, sessionStore, type MemoryRow } from './store.js';
@@ -30,10 +31,19 @@ export function memoryView(r: MemoryRow): MemoryEntry {
 
 const served = (r: MemoryRow, now: string) => r.invalidated === 0 && (r.expires_at === null || r.expires_at > now);
 
-/** The model memorize asks, when the platform has one (docs/decisions/sessions.md). */
-export function modelEndpoint(ctx: AreaContext): ModelEndpoint | undefined {
+/**
+ * The model memorize asks: the agent's MODEL_BASE_URL and CHAT_MODEL env overrides (spec 1
+ * §4.12 allows them) over the platform defaults; none configured means the deterministic
+ * extractor (docs/decisions/sessions.md). The key is the platform's.
+ */
+export function modelEndpoint(ctx: AreaContext, agentId: string): ModelEndpoint | undefined {
   const m = ctx.config.workloads.model;
-  return m.baseUrl && m.chatModel ? { baseUrl: m.baseUrl, model: m.chatModel, apiKey: m.apiKey } : undefined;
+  const env = Object.fromEntries(
+    (stmt(ctx.db, "SELECT key, value FROM agents_env WHERE agent_id = ? AND key IN ('MODEL_BASE_URL', 'CHAT_MODEL')").all(agentId) as Array<{ key: string; value: string }>).map((r) => [r.key, r.value]),
+  );
+  const baseUrl = env.MODEL_BASE_URL || m.baseUrl;
+  const model = env.CHAT_MODEL || m.chatModel;
+  return baseUrl && model ? { baseUrl, model, apiKey: m.apiKey } : undefined;
 }
 
 /**
@@ -90,8 +100,13 @@ export async function memorizeSession(ctx: AreaContext, agent: { id: string; nam
   const session = sessionStore.get(ctx.db, agent.id, sessionId);
   if (!session) throw conflict(`session ${sessionId} has no turns to memorize yet`);
   const turns = sessionStore.turns(ctx.db, agent.id, sessionId);
-  const endpoint = modelEndpoint(ctx);
-  const facts = endpoint ? await modelFacts(endpoint, turns) : deterministicFacts(turns);
+  const endpoint = modelEndpoint(ctx, agent.id);
+  let facts: string[];
+  try {
+    facts = endpoint ? await modelFacts(endpoint, turns) : deterministicFacts(turns);
+  } catch (e) {
+    throw new ApiError(502, `memorize could not ask the model at ${endpoint!.baseUrl}: ${(e as Error).message}`.slice(0, 1000));
+  }
   const userId = policy.scope === 'user' ? session.user_id : null;
   const held = new Set(memoryStore.all(ctx.db, agent.id, userId ?? undefined).filter((r) => r.user_id === userId).map((r) => factKey(r.fact)));
   const created: MemoryEntry[] = [];
@@ -129,7 +144,7 @@ export function memoryStatus(ctx: AreaContext, agent: { id: string; name: string
     },
     last_reindex_at: row?.last_reindex_at ?? null,
     last_memorize_at: row?.last_memorize_at ?? null,
-    extractor: modelEndpoint(ctx) ? ('model' as const) : ('deterministic' as const),
+    extractor: modelEndpoint(ctx, agent.id) ? ('model' as const) : ('deterministic' as const),
   };
 }
 
