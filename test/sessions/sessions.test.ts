@@ -297,6 +297,9 @@ describe('rules and rights', () => {
     expect((await d.api('PUT', '/v1/agents/echo/memory/policy', { token, body: { scope: 'everyone' } })).status).toBe(400);
     expect((await d.api('POST', '/v1/agents/echo/memory', { token, body: { fact: '' } })).status).toBe(400);
     expect((await d.api('POST', '/v1/agents/echo/memory/mem_nope:confirm', { token })).status).toBe(404);
+    expect((await d.api('POST', '/v1/agents/echo/sessions/no-such-session/memorize', { token })).status).toBe(404);
+    expect((await d.api('POST', '/v1/agents/echo/sessions/bad*id/memorize', { token })).status).toBe(400);
+    expect((await d.api('POST', '/v1/agents/nope/sessions/abc/memorize', { token })).status).toBe(404);
     const bad = await d.api('GET', '/v1/agents/echo/sessions?page_size=201', { token });
     expect(bad.status).toBe(400);
   });

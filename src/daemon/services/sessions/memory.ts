@@ -1,6 +1,6 @@
 import type { AreaContext } from '../../area.js';
 import { isoNow } from '../../clock.js';
-import { ApiError, conflict } from '../../http/errors.js';
+import { ApiError, conflict, notFound } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { stmt } from '../../store/db.js';
 import type { MemoryEntry, MemoryPolicy, MemorizeResult } from '../../../api/sessions.js';
@@ -98,7 +98,7 @@ export async function memorizeSession(ctx: AreaContext, agent: { id: string; nam
   const policy = policyOf(ctx, agent.id);
   if (!policy.enabled) throw conflict(memoryOffMessage(agent.name));
   const session = sessionStore.get(ctx.db, agent.id, sessionId);
-  if (!session) throw conflict(`session ${sessionId} has no turns to memorize yet`);
+  if (!session) throw notFound(`unknown session ${sessionId}`);
   const turns = sessionStore.turns(ctx.db, agent.id, sessionId);
   const endpoint = modelEndpoint(ctx, agent.id);
   let facts: string[];
