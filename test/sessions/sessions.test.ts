@@ -158,6 +158,7 @@ describe('memory', () => {
     expect(anon.status).toBe(401);
     expect(anon.body.error).toMatch(/memorize requires a credential/);
     expect((await invoke('echo', { message: 'hi', memorize: true }, token)).status).toBe(409);
+    expect((await d.api('POST', '/v1/agents/graph/invoke/stream', { body: { message: 'hi', memorize: true } })).status).toBe(401);
     const env = await d.api('PATCH', '/v1/agents/echo/env', { token, body: { set: { MEMORY_MODE: 'on' } } });
     expect(env.status).toBe(400);
     expect(env.body.error).toMatch(/\/v1\/agents\/\{name\}\/memory\/policy/);
@@ -219,6 +220,11 @@ describe('memory', () => {
     const list = await d.api('GET', '/v1/agents/echo/memory?user_id=lis', { token });
     expect(list.body.memories.map((e: any) => [e.fact, e.session_id])).toEqual([['I live in Lisbon.', s]]);
     expect((await invoke('echo', { message: 'where do I live?', user_id: 'lis' })).body.memories).toEqual(['I live in Lisbon.']);
+    // The streaming variant memorizes too (langgraph: its turn arrives as NDJSON).
+    await d.api('PUT', '/v1/agents/graph/memory/policy', { token, body: { enabled: true } });
+    const st = await d.api('POST', '/v1/agents/graph/invoke/stream', { token, body: { message: 'My dog is called Rex.', session_id: sid('gs'), user_id: 'rex-owner', memorize: true } });
+    expect(st.status).toBe(200);
+    expect((await d.api('GET', '/v1/agents/graph/memory?user_id=rex-owner', { token })).body.memories.map((e: any) => e.fact)).toEqual(['My dog is called Rex.']);
   });
 
   it('an agent-scoped policy serves every user; the adk session state carries the memories', async () => {
