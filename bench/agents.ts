@@ -22,7 +22,7 @@ const IDLE_SECONDS = '0.3';
 const HELLO = 'def handle(event):\n    return {"reply": "hello " + str(event.get("message"))}\n';
 
 /** A .tar.gz of the given files, as `platform deploy` uploads. */
-async function pack(files: Record<string, string>): Promise<Buffer> {
+export async function pack(files: Record<string, string>): Promise<Buffer> {
   const dir = mkdtempSync(join(tmpdir(), 'platform-bench-src-'));
   for (const [path, content] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
@@ -77,7 +77,7 @@ function tree(dir: string, base = dir, keep: (path: string) => boolean = () => t
   return out;
 }
 
-class Daemon {
+export class Daemon {
   constructor(
     readonly url: string,
     readonly pid: number,

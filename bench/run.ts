@@ -10,6 +10,7 @@ import { serverlessBench } from './serverless.js';
 import { gatewayBench } from './gateway.js';
 import { triggersBench } from './triggers.js';
 import { sandboxBench } from './sandbox.js';
+import { sessionsBench } from './sessions.js';
 
 const sections: Array<[string, () => Promise<Row[]>]> = [
   ['core', coreBench],
@@ -22,6 +23,7 @@ const sections: Array<[string, () => Promise<Row[]>]> = [
   ['gateway', gatewayBench],
   ['triggers', triggersBench],
   ['sandbox', sandboxBench],
+  ['sessions', sessionsBench],
 ];
 
 const only = process.argv[2];

@@ -18,7 +18,8 @@ export default class Invoke extends BaseCommand {
   static override args = { name: Args.string({ description: 'agent or function name', required: true }) };
   static override flags = {
     message: Flags.string({ char: 'm', description: 'message to send' }),
-    session: Flags.string({ description: 'session id (anonymous callers: at least 24 characters)' }),
+    session: Flags.string({ description: 'continue this session: the agent sees its earlier turns (anonymous callers: at least 24 characters)' }),
+    memorize: Flags.boolean({ description: 'after the turn, turn the session into memories (needs a credential and memory on)' }),
     user: Flags.string({ description: 'user id' }),
     data: Flags.string({ description: 'request body as JSON, or @file.json' }),
     stream: Flags.boolean({ description: 'stream NDJSON lines as they are produced' }),
@@ -43,6 +44,7 @@ export default class Invoke extends BaseCommand {
     if (flags.message !== undefined) body.message = flags.message;
     if (flags.session) body.session_id = flags.session;
     if (flags.user) body.user_id = flags.user;
+    if (flags.memorize) body.memorize = true;
     const client = await this.client();
     const path = `/v1/agents/${encodeURIComponent(args.name)}/invoke${flags.stream ? '/stream' : ''}`;
     // The daemon ends the call at the agent's own timeout (504); the CLI waits a little longer so
@@ -52,6 +54,7 @@ export default class Invoke extends BaseCommand {
     if (!flags.stream) {
       const out = (await res.json()) as Record<string, unknown>;
       this.print(typeof out.output === 'string' ? out.output : JSON.stringify(out, null, 2));
+      if (!flags.session && typeof out.session_id === 'string') this.note(`continue this conversation with --session ${out.session_id}`);
       return out;
     }
     // Lines are written as they arrive; under --json they are collected into one array.

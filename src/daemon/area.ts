@@ -60,6 +60,8 @@ export interface Hooks {
    * endpoint authenticated the caller. 404 when no workload of that name and kind serves.
    */
   agentForward?: (ctx: RequestContext, projectId: string, name: string, kind: 'agent' | 'function') => Promise<void>;
+  /** Set by the sessions area: history and memories for an invoke, and the record of its turn. */
+  agentSessions?: AgentSessionsHook;
   /** Set by the MCP area: which servers an agent revision records, and the MCP_SERVERS value they render to. */
   mcpServers?: McpServersHook;
   /** Dependencies reported by the daemon's `GET /healthz`, by name (messaging's, spec 3 §4.3). */
@@ -134,6 +136,18 @@ export interface MessagingConsumersHook {
   setMaxDeliver(projectId: string, topic: string, subscription: string, maxDeliver: number): void;
   /** Deletes a subscription the caller created (its trigger is gone). */
   remove(projectId: string, topic: string, subscription: string): void;
+}
+
+/** One invoke's session work: `context` joins the upstream body; one finish runs before the response ends. */
+export interface InvokeTurn {
+  context: { history?: Array<{ message: string; output: string }>; memories?: string[] };
+  tap(chunk: Buffer): void;
+  finishAgent(status: number, stream: boolean): Promise<void>;
+  finishFunction(status: number, out: unknown): Promise<void>;
+}
+export interface AgentSessionsHook {
+  /** Throws the invoke's refusal (anonymous memorize 401, memory off 409, someone else's session 409). */
+  begin(agent: { id: string; name: string; kind: 'agent' | 'function' }, body: { message?: string; session_id: string; user_id: string; memorize?: boolean }, authenticated: boolean): InvokeTurn;
 }
 
 /** MCP_SERVERS for agents (spec 2 §4.2): recorded when a revision is built, rendered when an instance starts. */

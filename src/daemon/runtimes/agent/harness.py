@@ -18,6 +18,14 @@ Entry objects (the frameworks' own conventions):
              in-memory checkpointer so session_id is the conversation thread)
   crewai     crew in crew.py (a Crew, or a function returning one)
 
+Sessions (docs/decisions/sessions.md): the daemon keeps every turn and sends the session's
+earlier turns as `history` ([{message, output}], oldest first) and relevant facts as `memories`
+([str]). With `history` present the daemon owns the conversation: each turn runs on a fresh
+framework session seeded from it (ADK: a session with the turns appended as events; LangGraph: a
+thread whose input starts with the turns as messages; CrewAI: kickoff inputs `history` and
+`memories` as text). Without it (the harness run on its own) the framework's in-memory session
+or checkpointer keeps the conversation per session_id.
+
 Events: {"type": "message"|"reasoning", "author", "text"}, {"type": "tool_call", "author",
 "name", "args"}, {"type": "tool_result", "author", "name", "summary"}.
 """
@@ -190,16 +198,38 @@ class AdkAdapter:
         self.loop = asyncio.new_event_loop()
         threading.Thread(target=self.loop.run_forever, name="adk-loop", daemon=True).start()
 
-    def run(self, message, session_id, user_id, emit):
-        return asyncio.run_coroutine_threadsafe(self._run(message, session_id, user_id, emit), self.loop).result()
+    def run(self, message, session_id, user_id, emit, context=None):
+        return asyncio.run_coroutine_threadsafe(self._run(message, session_id, user_id, emit, context or {}), self.loop).result()
 
     async def _maybe(self, value):
         return await value if inspect.isawaitable(value) else value
 
-    async def _run(self, message, session_id, user_id, emit):
+    async def _run(self, message, session_id, user_id, emit, context):
+        owned = "history" in context
+        if owned:
+            # The daemon holds the conversation: this turn's ADK session is seeded from it and dropped after.
+            session_id = "%s~%s" % (session_id, uuid.uuid4().hex[:12])
         ids = {"app_name": self.app_name, "user_id": user_id, "session_id": session_id}
-        if await self._maybe(self.sessions.get_session(**ids)) is None:
-            await self._maybe(self.sessions.create_session(**ids))
+        session = await self._maybe(self.sessions.get_session(**ids))
+        if session is None:
+            session = await self._maybe(self.sessions.create_session(**ids, state=adk_state(context)))
+        if owned:
+            await self._seed(session, context["history"])
+        try:
+            return await self._turn(message, session_id, user_id, emit)
+        finally:
+            if owned and hasattr(self.sessions, "delete_session"):
+                await self._maybe(self.sessions.delete_session(**ids))
+
+    async def _seed(self, session, history):
+        from google.adk.events import Event
+
+        for turn in history:
+            for author, role, text in (("user", "user", turn.get("message", "")), (self.runner.agent.name, "model", turn.get("output", ""))):
+                event = Event(author=author, invocation_id="history", content=self.types.Content(role=role, parts=[self.types.Part(text=text)]))
+                await self._maybe(self.sessions.append_event(session, event))
+
+    async def _turn(self, message, session_id, user_id, emit):
         content = self.types.Content(role="user", parts=[self.types.Part(text=message)])
         output = ""
         async for event in self.runner.run_async(user_id=user_id, session_id=session_id, new_message=content):
@@ -260,9 +290,21 @@ class LangGraphAdapter:
             graph.checkpointer = MemorySaver()
         self.graph = graph
 
-    def run(self, message, session_id, user_id, emit):
-        config = {"configurable": {"thread_id": session_id, "user_id": user_id}}
-        inputs = {"messages": [{"role": "user", "content": message}]}
+    def run(self, message, session_id, user_id, emit, context=None):
+        context = context or {}
+        owned = "history" in context
+        # The daemon holds the conversation: a thread of this turn only, its input the whole history.
+        thread = "%s~%s" % (session_id, uuid.uuid4().hex[:12]) if owned else session_id
+        config = {"configurable": {"thread_id": thread, "user_id": user_id, "session_id": session_id, "memories": context.get("memories") or []}}
+        inputs = {"messages": memory_messages(context) + history_messages(context) + [{"role": "user", "content": message}]}
+        try:
+            return self._stream(inputs, config, emit)
+        finally:
+            saver = getattr(self.graph, "checkpointer", None)
+            if owned and hasattr(saver, "delete_thread"):
+                saver.delete_thread(thread)
+
+    def _stream(self, inputs, config, emit):
         output = ""
         for update in self.graph.stream(inputs, config=config, stream_mode="updates"):
             for node, delta in (update or {}).items():
@@ -296,13 +338,14 @@ class CrewAdapter:
         # One Crew object holds its run state: a shared one runs one turn at a time.
         self.lock = threading.Lock()
 
-    def run(self, message, session_id, user_id, emit):
+    def run(self, message, session_id, user_id, emit, context=None):
+        inputs = {"message": message, "session_id": session_id, "user_id": user_id, "history": history_text(context or {}), "memories": memories_text(context or {})}
         if self.factory:
-            return self._kickoff(self.factory(), message, session_id, user_id, emit)
+            return self._kickoff(self.factory(), inputs, emit)
         with self.lock:
-            return self._kickoff(self.crew, message, session_id, user_id, emit)
+            return self._kickoff(self.crew, inputs, emit)
 
-    def _kickoff(self, crew, message, session_id, user_id, emit):
+    def _kickoff(self, crew, inputs, emit):
         def on_step(step):
             author = getattr(getattr(step, "agent", None), "role", None)
             thought = getattr(step, "thought", None)
@@ -318,9 +361,43 @@ class CrewAdapter:
 
         crew.step_callback = on_step
         crew.task_callback = on_task
-        result = crew.kickoff(inputs={"message": message, "session_id": session_id, "user_id": user_id})
+        result = crew.kickoff(inputs=inputs)
         raw = getattr(result, "raw", None)
         return raw if raw is not None else str(result)
+
+
+# ---------------------------------------------------------------------------------------------
+# Session context from the daemon: earlier turns and memories, in each framework's terms.
+
+
+def history_messages(context):
+    """LangChain-style role messages of the earlier turns, oldest first."""
+    out = []
+    for turn in context.get("history") or []:
+        out.append({"role": "user", "content": str(turn.get("message", ""))})
+        out.append({"role": "assistant", "content": str(turn.get("output", ""))})
+    return out
+
+
+def history_text(context):
+    """The earlier turns as a transcript (a CrewAI task interpolates {history})."""
+    return "\n".join("User: %s\nAgent: %s" % (t.get("message", ""), t.get("output", "")) for t in context.get("history") or [])
+
+
+def memories_text(context):
+    memories = context.get("memories") or []
+    return "".join("- %s\n" % m for m in memories)
+
+
+def memory_messages(context):
+    """A system message listing the memories, first in a LangGraph input; none without memories."""
+    text = memories_text(context)
+    return [{"role": "system", "content": "What you remember about this user:\n" + text}] if text else []
+
+
+def adk_state(context):
+    """ADK session state: instructions may template {memories?} (ADK's state injection)."""
+    return {"memories": memories_text(context)} if context.get("memories") else {}
 
 
 ADAPTERS = {"adk": AdkAdapter, "langgraph": LangGraphAdapter, "crewai": CrewAdapter}
@@ -371,7 +448,23 @@ def parse_request(raw):
         if body.get(key) is not None and not isinstance(body[key], str):
             raise ph.BodyError(400, "%s must be a string" % key)
     # memorize is the daemon's business (it commits facts after the turn); accepted and ignored.
-    return message, body.get("session_id") or uuid.uuid4().hex, body.get("user_id") or "anonymous"
+    return message, body.get("session_id") or uuid.uuid4().hex, body.get("user_id") or "anonymous", session_context(body)
+
+
+def session_context(body):
+    """history and memories as the daemon sends them; a malformed one is a 400, not a crash mid-turn."""
+    context = {}
+    if "history" in body:
+        history = body["history"]
+        if not isinstance(history, list) or not all(isinstance(t, dict) for t in history):
+            raise ph.BodyError(400, "history must be a list of {message, output}")
+        context["history"] = history
+    if body.get("memories"):
+        memories = body["memories"]
+        if not isinstance(memories, list) or not all(isinstance(m, str) for m in memories):
+            raise ph.BodyError(400, "memories must be a list of strings")
+        context["memories"] = memories
+    return context
 
 
 def describe(exc):
@@ -398,19 +491,19 @@ class HarnessHandler(ph.QuietHandler):
             ph.send_error_json(self, exc.status, exc.message, close=True)
             return
         try:
-            message, session_id, user_id = parse_request(raw)
+            message, session_id, user_id, context = parse_request(raw)
         except ph.BodyError as exc:
             ph.send_error_json(self, exc.status, exc.message)
             return
         if path == "/invoke":
-            self.invoke(message, session_id, user_id)
+            self.invoke(message, session_id, user_id, context)
         else:
-            self.stream(message, session_id, user_id)
+            self.stream(message, session_id, user_id, context)
 
-    def invoke(self, message, session_id, user_id):
+    def invoke(self, message, session_id, user_id, context):
         turn = Turn(session_id, user_id)
         try:
-            output = self.adapter.run(message, session_id, user_id, turn.emit)
+            output = self.adapter.run(message, session_id, user_id, turn.emit, context)
         except Exception as exc:  # the agent's failure is the caller's 500
             traceback.print_exc()
             ph.send_error_json(self, 500, describe(exc))
@@ -419,7 +512,7 @@ class HarnessHandler(ph.QuietHandler):
         body["events"] = turn.events
         ph.send(self, 200, ph.encode_json(body))
 
-    def stream(self, message, session_id, user_id):
+    def stream(self, message, session_id, user_id, context):
         """NDJSON, chunked, one line per event as the agent produces it."""
         lines = queue.Queue()
         turn = Turn(session_id, user_id, forward=lambda e: lines.put(e))
@@ -427,7 +520,7 @@ class HarnessHandler(ph.QuietHandler):
 
         def work():
             try:
-                output = self.adapter.run(message, session_id, user_id, turn.emit)
+                output = self.adapter.run(message, session_id, user_id, turn.emit, context)
                 final = turn.result(output)
                 final["type"] = "done"
                 lines.put(final)

@@ -17,7 +17,7 @@ export const REFUSED_ENV_GROUPS: Record<string, readonly string[]> = {
 /** Why a name is refused, with the advice the spec gives for some groups. */
 const GROUP_HINT: Record<string, string> = {
   derived: 'set timeout_seconds instead',
-  'memory policy': 'use the memory policy route',
+  'memory policy': 'use PUT /v1/agents/{name}/memory/policy (platform memory policy AGENT)',
   credentials: 'set secrets through the secrets route',
 };
 

@@ -104,6 +104,7 @@ function upstreamError(name: string, e: unknown, seconds: number, startSeconds =
  */
 export async function invoke(d: Deps, principal: Principal | undefined, agent: AgentRow, req: IncomingMessage, res: ServerResponse, stream: boolean): Promise<void> {
   const body = await readInvokeBody(req, principal);
+  const turn = d.ctx.hooks.agentSessions?.begin(agent, body, principal !== undefined);
   const cfg = JSON.parse(agent.config) as AgentConfig;
   const seconds = clampTimeout(cfg.timeout_seconds);
   // Response start inherits the request timeout and never exceeds it (spec 1 §8.5).
@@ -119,7 +120,7 @@ export async function invoke(d: Deps, principal: Principal | undefined, agent: A
       up = await request(`http://127.0.0.1:${lease.port}${path}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...lease.headers },
-        body: JSON.stringify(body),
+        body: JSON.stringify({ ...body, ...turn?.context }),
         signal: abort.signal,
         headersTimeout: startSeconds * 1000,
         bodyTimeout: seconds * 1000,
@@ -151,6 +152,7 @@ export async function invoke(d: Deps, principal: Principal | undefined, agent: A
         if (o.session_id === undefined) o.session_id = body.session_id;
         if (o.user_id === undefined) o.user_id = body.user_id;
       }
+      await turn?.finishFunction(up.statusCode, out);
       if (stream) {
         res.statusCode = up.statusCode;
         res.setHeader('Content-Type', 'application/x-ndjson');
@@ -160,7 +162,8 @@ export async function invoke(d: Deps, principal: Principal | undefined, agent: A
       }
       return;
     }
-    await pipeUpstream(up, res, agent.name, LIMITS.upstreamBytes, stream ? 'application/x-ndjson' : undefined, abort.signal);
+    const status = up.statusCode;
+    await pipeUpstream(up, res, agent.name, LIMITS.upstreamBytes, stream ? 'application/x-ndjson' : undefined, abort.signal, turn && { tap: turn.tap, beforeEnd: () => turn.finishAgent(status, stream) });
   } finally {
     clearTimeout(timer);
     lease.release();
@@ -181,6 +184,8 @@ export async function pipeUpstream(
   cap: number,
   contentType?: string,
   signal?: AbortSignal,
+  /** Sees every chunk sent; beforeEnd runs once the whole body was sent, before the response ends (the sessions record). */
+  observer?: { tap(chunk: Buffer): void; beforeEnd(): Promise<void> },
 ): Promise<void> {
   const declared = Number(up.headers['content-length']);
   if (Number.isFinite(declared) && declared > cap) {
@@ -208,8 +213,10 @@ export async function pipeUpstream(
       size += c.length;
       if (size > cap) return cut(`stream cut: upstream response from ${name} exceeds ${cap} bytes`);
       if (c.length) lastByte = c[c.length - 1]!;
+      observer?.tap(c);
       if (!res.write(c)) await new Promise((r) => res.once('drain', r));
     }
+    await observer?.beforeEnd();
     res.end();
   } catch (e) {
     const reason: unknown = signal?.aborted ? signal.reason : e;

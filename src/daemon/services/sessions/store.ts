@@ -1,0 +1,169 @@
+import type { Db } from '../../store/db.js';
+import { stmt } from '../../store/db.js';
+import type { MemoryPolicy } from '../../../api/sessions.js';
+
+export interface SessionRow {
+  agent_id: string;
+  id: string;
+  user_id: string;
+  cloned_from: string | null;
+  created_at: string;
+  updated_at: string;
+  turn_count: number;
+}
+
+export interface TurnRow {
+  idx: number;
+  user_id: string;
+  message: string;
+  output: string;
+  tool_calls: string;
+  events: string;
+  status: number;
+  started_at: string;
+  finished_at: string;
+}
+
+export interface MemoryRow {
+  id: string;
+  agent_id: string;
+  user_id: string | null;
+  fact: string;
+  terms: string;
+  source: 'generated' | 'manual';
+  confirmed: number;
+  invalidated: number;
+  session_id: string | null;
+  created_at: string;
+  expires_at: string | null;
+}
+
+export interface PolicyRow {
+  enabled: number;
+  scope: 'user' | 'agent';
+  retention_days: number | null;
+  inject: number;
+  last_reindex_at: string | null;
+  last_memorize_at: string | null;
+}
+
+export const DEFAULT_POLICY: MemoryPolicy = { enabled: false, scope: 'user', retention_days: null, inject: 5 };
+
+const SESSION_COLS = 's.*, (SELECT COUNT(*) FROM sess_turns t WHERE t.agent_id = s.agent_id AND t.session_id = s.id) AS turn_count';
+
+export const sessionStore = {
+  get(db: Db, agentId: string, id: string): SessionRow | undefined {
+    return stmt(db, `SELECT ${SESSION_COLS} FROM sess_sessions s WHERE s.agent_id = ? AND s.id = ?`).get(agentId, id) as SessionRow | undefined;
+  },
+  list(db: Db, agentId: string, userId: string | undefined, limit: number, offset: number): SessionRow[] {
+    const where = userId === undefined ? '' : ' AND s.user_id = ?';
+    const args: unknown[] = userId === undefined ? [agentId] : [agentId, userId];
+    return stmt(db, `SELECT ${SESSION_COLS} FROM sess_sessions s WHERE s.agent_id = ?${where} ORDER BY s.updated_at DESC, s.created_at DESC, s.id LIMIT ? OFFSET ?`).all(...args, limit, offset) as SessionRow[];
+  },
+  /** The newest `max` turns, oldest first: what the next invoke hands to the framework. */
+  recentTurns(db: Db, agentId: string, id: string, max: number): TurnRow[] {
+    const rows = stmt(db, 'SELECT * FROM sess_turns WHERE agent_id = ? AND session_id = ? ORDER BY idx DESC LIMIT ?').all(agentId, id, max) as TurnRow[];
+    return rows.reverse();
+  },
+  turns(db: Db, agentId: string, id: string): TurnRow[] {
+    return stmt(db, 'SELECT * FROM sess_turns WHERE agent_id = ? AND session_id = ? ORDER BY idx').all(agentId, id) as TurnRow[];
+  },
+  /** Appends a turn, creating the session on its first one; the next index is computed in the same transaction. */
+  append(db: Db, agentId: string, id: string, turn: Omit<TurnRow, 'idx'>): void {
+    db.transaction(() => {
+      stmt(db, 'INSERT INTO sess_sessions (agent_id, id, user_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent_id, id) DO UPDATE SET updated_at = excluded.updated_at').run(
+        agentId,
+        id,
+        turn.user_id,
+        turn.started_at,
+        turn.finished_at,
+      );
+      const next = (stmt(db, 'SELECT COALESCE(MAX(idx), 0) + 1 AS n FROM sess_turns WHERE agent_id = ? AND session_id = ?').get(agentId, id) as { n: number }).n;
+      stmt(db, 'INSERT INTO sess_turns (agent_id, session_id, idx, user_id, message, output, tool_calls, events, status, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+        agentId,
+        id,
+        next,
+        turn.user_id,
+        turn.message,
+        turn.output,
+        turn.tool_calls,
+        turn.events,
+        turn.status,
+        turn.started_at,
+        turn.finished_at,
+      );
+    })();
+  },
+  delete(db: Db, agentId: string, id: string): void {
+    stmt(db, 'DELETE FROM sess_sessions WHERE agent_id = ? AND id = ?').run(agentId, id);
+  },
+  clone(db: Db, agentId: string, from: SessionRow, newId: string, now: string): void {
+    db.transaction(() => {
+      stmt(db, 'INSERT INTO sess_sessions (agent_id, id, user_id, cloned_from, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(agentId, newId, from.user_id, from.id, now, now);
+      stmt(db, 'INSERT INTO sess_turns SELECT agent_id, ?, idx, user_id, message, output, tool_calls, events, status, started_at, finished_at FROM sess_turns WHERE agent_id = ? AND session_id = ?').run(newId, agentId, from.id);
+    })();
+  },
+  rewind(db: Db, agentId: string, id: string, afterTurn: number, now: string): number {
+    return db.transaction(() => {
+      const n = stmt(db, 'DELETE FROM sess_turns WHERE agent_id = ? AND session_id = ? AND idx > ?').run(agentId, id, afterTurn).changes;
+      stmt(db, 'UPDATE sess_sessions SET updated_at = ? WHERE agent_id = ? AND id = ?').run(now, agentId, id);
+      return n;
+    })();
+  },
+};
+
+export const memoryStore = {
+  policy(db: Db, agentId: string): PolicyRow | undefined {
+    return stmt(db, 'SELECT * FROM sess_memory_policy WHERE agent_id = ?').get(agentId) as PolicyRow | undefined;
+  },
+  putPolicy(db: Db, agentId: string, p: MemoryPolicy): void {
+    stmt(db, 'INSERT INTO sess_memory_policy (agent_id, enabled, scope, retention_days, inject) VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent_id) DO UPDATE SET enabled = excluded.enabled, scope = excluded.scope, retention_days = excluded.retention_days, inject = excluded.inject').run(
+      agentId,
+      p.enabled ? 1 : 0,
+      p.scope,
+      p.retention_days,
+      p.inject,
+    );
+  },
+  mark(db: Db, agentId: string, column: 'last_reindex_at' | 'last_memorize_at', at: string): void {
+    stmt(db, `UPDATE sess_memory_policy SET ${column} = ? WHERE agent_id = ?`).run(at, agentId);
+  },
+  insert(db: Db, row: MemoryRow): void {
+    stmt(db, 'INSERT INTO sess_memories (id, agent_id, user_id, fact, terms, source, confirmed, invalidated, session_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+      row.id,
+      row.agent_id,
+      row.user_id,
+      row.fact,
+      row.terms,
+      row.source,
+      row.confirmed,
+      row.invalidated,
+      row.session_id,
+      row.created_at,
+      row.expires_at,
+    );
+  },
+  get(db: Db, agentId: string, id: string): MemoryRow | undefined {
+    return stmt(db, 'SELECT * FROM sess_memories WHERE agent_id = ? AND id = ?').get(agentId, id) as MemoryRow | undefined;
+  },
+  /** Every entry of the agent (optionally one user's), newest first. */
+  all(db: Db, agentId: string, userId?: string): MemoryRow[] {
+    if (userId === undefined) return stmt(db, 'SELECT * FROM sess_memories WHERE agent_id = ? ORDER BY created_at DESC, id').all(agentId) as MemoryRow[];
+    return stmt(db, 'SELECT * FROM sess_memories WHERE agent_id = ? AND user_id = ? ORDER BY created_at DESC, id').all(agentId, userId) as MemoryRow[];
+  },
+  set(db: Db, agentId: string, id: string, column: 'confirmed' | 'invalidated'): void {
+    stmt(db, `UPDATE sess_memories SET ${column} = 1 WHERE agent_id = ? AND id = ?`).run(agentId, id);
+  },
+  setTerms(db: Db, id: string, terms: string): void {
+    stmt(db, 'UPDATE sess_memories SET terms = ? WHERE id = ?').run(terms, id);
+  },
+  delete(db: Db, agentId: string, id: string): void {
+    stmt(db, 'DELETE FROM sess_memories WHERE agent_id = ? AND id = ?').run(agentId, id);
+  },
+  erase(db: Db, agentId: string, userId: string): number {
+    return stmt(db, 'DELETE FROM sess_memories WHERE agent_id = ? AND user_id = ?').run(agentId, userId).changes;
+  },
+  dropExpired(db: Db, agentId: string, now: string): number {
+    return stmt(db, 'DELETE FROM sess_memories WHERE agent_id = ? AND expires_at IS NOT NULL AND expires_at <= ?').run(agentId, now).changes;
+  },
+};

@@ -1,0 +1,97 @@
+import type { AgentSessionsHook, InvokeTurn } from '../../area.js';
+import type { AreaContext } from '../../area.js';
+import { isoNow } from '../../clock.js';
+import { conflict, unauthorized } from '../../http/errors.js';
+import { HISTORY_TURNS_MAX } from '../../../api/sessions.js';
+import { memorizeSession, memoryOffMessage, policyOf, relevantMemories } from './memory.js';
+import { sessionStore } from './store.js';
+
+/** What is kept of a response for the record; a larger answer is recorded without its events. */
+const RECORD_BYTES = 1024 * 1024;
+
+export const MEMORIZE_AUTH_MESSAGE = 'memorize requires a credential (writing to memory always does): send Authorization: Bearer <token>';
+
+/**
+ * The sessions area's side of an invoke (hooks.agentSessions): the earlier turns and relevant
+ * memories travel with the request (`history`, `memories`, each only when not empty), and the
+ * turn is recorded before the response ends, then memorized when the caller asked.
+ */
+export function agentSessionsHook(ctx: AreaContext): AgentSessionsHook {
+  return {
+    begin(agent, body, authenticated): InvokeTurn {
+      if (body.memorize) {
+        if (!authenticated) throw unauthorized(MEMORIZE_AUTH_MESSAGE);
+        if (!policyOf(ctx, agent.id).enabled) throw conflict(memoryOffMessage(agent.name));
+      }
+      const session = sessionStore.get(ctx.db, agent.id, body.session_id);
+      if (session && session.user_id !== body.user_id) throw conflict(`session ${body.session_id} belongs to another user: omit session_id for a new one`);
+      const history = session ? sessionStore.recentTurns(ctx.db, agent.id, body.session_id, HISTORY_TURNS_MAX).map((t) => ({ message: t.message, output: t.output })) : [];
+      const memories = relevantMemories(ctx, agent.id, body.user_id, body.message ?? '');
+      const startedAt = isoNow(ctx.clock);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const record = (status: number, out: { output: string; tool_calls: unknown[]; events: unknown[] }) => {
+        if (status >= 400) return;
+        sessionStore.append(ctx.db, agent.id, body.session_id, {
+          user_id: body.user_id,
+          message: body.message ?? '',
+          output: out.output,
+          tool_calls: JSON.stringify(out.tool_calls),
+          events: JSON.stringify(out.events),
+          status,
+          started_at: startedAt,
+          finished_at: isoNow(ctx.clock),
+        });
+      };
+      const after = async () => {
+        if (!body.memorize) return;
+        try {
+          await memorizeSession(ctx, agent, body.session_id);
+        } catch (e) {
+          ctx.log.warn('memorize after invoke failed', { agent: agent.name, session: body.session_id, error: (e as Error).message });
+        }
+      };
+      return {
+        // The harness takes a present `history` (even empty) as the daemon owning the conversation;
+        // a function's event gains the fields only when they hold something.
+        context: { ...(history.length || agent.kind === 'agent' ? { history } : {}), ...(memories.length ? { memories } : {}) },
+        tap(chunk) {
+          size += chunk.length;
+          if (size <= RECORD_BYTES) chunks.push(chunk);
+        },
+        async finishAgent(status, stream) {
+          record(status, size <= RECORD_BYTES ? parseAgentAnswer(Buffer.concat(chunks).toString('utf8'), stream) : { output: '', tool_calls: [], events: [] });
+          await after();
+        },
+        async finishFunction(status, out) {
+          const o = out && typeof out === 'object' && !Array.isArray(out) ? (out as Record<string, unknown>) : {};
+          record(status, {
+            output: typeof o.output === 'string' ? o.output : JSON.stringify(out),
+            tool_calls: Array.isArray(o.tool_calls) ? o.tool_calls : [],
+            events: Array.isArray(o.events) ? o.events : [],
+          });
+          await after();
+        },
+      };
+    },
+  };
+}
+
+/** The harness's answer: one JSON object, or NDJSON events ending with a `done` line. */
+function parseAgentAnswer(text: string, stream: boolean): { output: string; tool_calls: unknown[]; events: unknown[] } {
+  try {
+    if (!stream) {
+      const o = JSON.parse(text) as { output?: unknown; tool_calls?: unknown; events?: unknown };
+      return { output: typeof o.output === 'string' ? o.output : '', tool_calls: Array.isArray(o.tool_calls) ? o.tool_calls : [], events: Array.isArray(o.events) ? o.events : [] };
+    }
+    const lines = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const done = lines.find((l) => l.type === 'done');
+    return {
+      output: typeof done?.output === 'string' ? done.output : '',
+      tool_calls: Array.isArray(done?.tool_calls) ? done.tool_calls : [],
+      events: lines.filter((l) => l.type !== 'done'),
+    };
+  } catch {
+    return { output: '', tool_calls: [], events: [] };
+  }
+}
