@@ -6,6 +6,7 @@ import type { Pager } from './http/paging.js';
 import type { RequestContext, Router } from './http/router.js';
 import type { SessionTokens } from './services/auth/session-tokens.js';
 import type { Logger } from './logger.js';
+import type { Principal } from './services/auth/principal.js';
 
 /** Shared services every area receives; areas never reach into each other's stores. */
 export interface AreaContext {
@@ -60,6 +61,11 @@ export interface Hooks {
    * endpoint authenticated the caller. 404 when no workload of that name and kind serves.
    */
   agentForward?: (ctx: RequestContext, projectId: string, name: string, kind: 'agent' | 'function') => Promise<void>;
+  /**
+   * Set by the agents area: resolves project and agent of a per-agent route and applies the owner
+   * gate (404 for an unknown or someone else's agent), for areas that hang data off an agent.
+   */
+  ownedAgent?: (principal: Principal, name: string, projectRef: string | undefined) => OwnedAgentRef;
   /** Set by the MCP area: which servers an agent revision records, and the MCP_SERVERS value they render to. */
   mcpServers?: McpServersHook;
   /** Dependencies reported by the daemon's `GET /healthz`, by name (messaging's, spec 3 §4.3). */
@@ -75,6 +81,13 @@ export interface Hooks {
    * (a serverless revision's env_from reads it when the revision is created, spec 2 §4.3).
    */
   projectSecretValue?: (projectId: string, name: string) => string | undefined;
+}
+
+/** An agent the caller may manage, as areas other than agents see it. */
+export interface OwnedAgentRef {
+  projectId: string;
+  agentId: string;
+  name: string;
 }
 
 /** MCP_SERVERS for agents (spec 2 §4.2): recorded when a revision is built, rendered when an instance starts. */

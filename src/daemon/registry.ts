@@ -14,6 +14,7 @@ import { vectorArea } from './services/vector/routes.js';
 import { createServerlessArea, type PlaneFactory } from './services/serverless/routes.js';
 import { makeDataPlane } from './services/serverless/make-plane.js';
 import { createGatewayArea } from './services/gateway/routes.js';
+import { knowledgeArea } from './services/knowledge/routes.js';
 
 /**
  * Every area of the daemon, in start order; they stop in reverse (gateway and triggers first,
@@ -21,5 +22,5 @@ import { createGatewayArea } from './services/gateway/routes.js';
  * `serverlessPlane` lets control-plane tests watch what the data plane is told (never set in the daemon).
  */
 export function allAreas(opts: { serverlessPlane?: PlaneFactory } = {}): Area[] {
-  return [accountsArea, healthArea, authArea, invitationsArea, serviceAccountsArea, auditArea, createAgentsArea(), createCacheArea(), messagingArea(), secretsArea, createMcpArea(), vectorArea(), createServerlessArea(opts.serverlessPlane ?? makeDataPlane), createGatewayArea()];
+  return [accountsArea, healthArea, authArea, invitationsArea, serviceAccountsArea, auditArea, createAgentsArea(), createCacheArea(), messagingArea(), secretsArea, createMcpArea(), vectorArea(), createServerlessArea(opts.serverlessPlane ?? makeDataPlane), createGatewayArea(), knowledgeArea()];
 }

@@ -47,6 +47,10 @@ export function createAgentsArea(): Area {
       ctx.hooks.unownedAgents.push(() => agentStore.unowned(ctx.db));
       ctx.hooks.hostRoutes.push({ matches: (host) => parsePublicHost(host) !== undefined, serve: (c) => servePublic(d, c) });
       ctx.hooks.agentForward = (c, projectId, name, kind) => serveForGateway(d, c, projectId, name, kind);
+      ctx.hooks.ownedAgent = (p, name, ref) => {
+        const { access, agent } = ownedAgent(ctx, p, name, ref);
+        return { projectId: access.project.id, agentId: agent.id, name: agent.name };
+      };
     },
     async start() {
       await rt!.start();
