@@ -7,6 +7,7 @@ import type { RequestContext, Router } from './http/router.js';
 import type { SessionTokens } from './services/auth/session-tokens.js';
 import type { Logger } from './logger.js';
 import type { Principal } from './services/auth/principal.js';
+import type { SearchKind } from '../api/search.js';
 
 /** Shared services every area receives; areas never reach into each other's stores. */
 export interface AreaContext {
@@ -62,6 +63,11 @@ export interface Hooks {
    */
   agentForward?: (ctx: RequestContext, projectId: string, name: string, kind: 'agent' | 'function') => Promise<void>;
   /**
+   * Names an area offers to the cross-resource search (spec 1 §4.11), each area for its own
+   * resources: only within `scope.projects`, which the search area has already checked.
+   */
+  searchables: Array<(scope: SearchScope, needle: string, limit: number) => SearchableName[]>;
+  /**
    * Set by the agents area: resolves project and agent of a per-agent route and applies the owner
    * gate (404 for an unknown or someone else's agent), for areas that hang data off an agent.
    */
@@ -81,6 +87,18 @@ export interface Hooks {
    * (a serverless revision's env_from reads it when the revision is created, spec 2 §4.3).
    */
   projectSecretValue?: (projectId: string, name: string) => string | undefined;
+}
+
+/** Projects a search runs over (the caller holds a contents role on each) and who asks. */
+export interface SearchScope {
+  projects: Array<{ id: string; admin: boolean }>;
+  email: string;
+}
+
+export interface SearchableName {
+  kind: SearchKind;
+  name: string;
+  projectId: string;
 }
 
 /** An agent the caller may manage, as areas other than agents see it. */
@@ -114,7 +132,7 @@ export interface AgentSecretsHook {
   ): { revisionRolled: boolean; afterCommit?: () => Promise<void> };
 }
 
-export const emptyHooks = (): Hooks => ({ projectDependents: [], agentNames: [], unownedAgents: [], nameInUse: [], quotaUsage: [], hostRoutes: [], pathRoutes: [], healthDependencies: [] });
+export const emptyHooks = (): Hooks => ({ projectDependents: [], agentNames: [], unownedAgents: [], nameInUse: [], quotaUsage: [], hostRoutes: [], pathRoutes: [], healthDependencies: [], searchables: [] });
 
 /**
  * One area of the daemon (spec sections map to areas). The registry applies migrations, lets each

@@ -15,6 +15,7 @@ import { createServerlessArea, type PlaneFactory } from './services/serverless/r
 import { makeDataPlane } from './services/serverless/make-plane.js';
 import { createGatewayArea } from './services/gateway/routes.js';
 import { knowledgeArea } from './services/knowledge/routes.js';
+import { searchArea } from './services/search/routes.js';
 
 /**
  * Every area of the daemon, in start order; they stop in reverse (gateway and triggers first,
@@ -22,5 +23,5 @@ import { knowledgeArea } from './services/knowledge/routes.js';
  * `serverlessPlane` lets control-plane tests watch what the data plane is told (never set in the daemon).
  */
 export function allAreas(opts: { serverlessPlane?: PlaneFactory } = {}): Area[] {
-  return [accountsArea, healthArea, authArea, invitationsArea, serviceAccountsArea, auditArea, createAgentsArea(), createCacheArea(), messagingArea(), secretsArea, createMcpArea(), vectorArea(), createServerlessArea(opts.serverlessPlane ?? makeDataPlane), createGatewayArea(), knowledgeArea()];
+  return [accountsArea, healthArea, authArea, invitationsArea, serviceAccountsArea, auditArea, createAgentsArea(), createCacheArea(), messagingArea(), secretsArea, createMcpArea(), vectorArea(), createServerlessArea(opts.serverlessPlane ?? makeDataPlane), createGatewayArea(), knowledgeArea(), searchArea];
 }

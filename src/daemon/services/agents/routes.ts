@@ -15,6 +15,7 @@ import { agentMigrations } from './migrations.js';
 import { parsePublicHost, serveForGateway, servePublic } from './public-host.js';
 import * as svc from './service.js';
 import { registerSecretBindings } from './secret-bindings.js';
+import { searchAgents } from './searchable.js';
 import { agentStore, type BuildRow } from './store.js';
 import { readSourceArchive } from './unpack.js';
 import { readDeployUpload } from './upload.js';
@@ -47,6 +48,8 @@ export function createAgentsArea(): Area {
       ctx.hooks.unownedAgents.push(() => agentStore.unowned(ctx.db));
       ctx.hooks.hostRoutes.push({ matches: (host) => parsePublicHost(host) !== undefined, serve: (c) => servePublic(d, c) });
       ctx.hooks.agentForward = (c, projectId, name, kind) => serveForGateway(d, c, projectId, name, kind);
+      // Plain members search their own agents only, as they list them (spec 1 §4.12).
+      ctx.hooks.searchables.push((scope, needle, limit) => searchAgents(ctx.db, scope, needle, limit));
       ctx.hooks.ownedAgent = (p, name, ref) => {
         const { access, agent } = ownedAgent(ctx, p, name, ref);
         return { projectId: access.project.id, agentId: agent.id, name: agent.name };
