@@ -51,3 +51,13 @@ describe('platform knowledge', { timeout: 120_000 }, () => {
     expect(missing.json.error).toMatch(/unknown document/);
   });
 });
+
+describe('platform search', { timeout: 120_000 }, () => {
+  it('finds the agent by part of its name', async () => {
+    const [human, json, none] = await Promise.all([sb.run(['search', 'help']), sb.run(['search', 'HELP', '--kind', 'function', '--json']), sb.run(['search', 'zzz'])]);
+    expect(human.exitCode, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(/function\s+helper\s+default/);
+    expect(json.json.results).toEqual([expect.objectContaining({ kind: 'function', name: 'helper', match: 'prefix' })]);
+    expect(none.stdout).toMatch(/nothing matches/);
+  });
+});
