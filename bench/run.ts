@@ -8,6 +8,7 @@ import { vectorBench } from './vector.js';
 import { mcpBench } from './mcp.js';
 import { serverlessBench } from './serverless.js';
 import { gatewayBench } from './gateway.js';
+import { knowledgeBench } from './knowledge.js';
 
 const sections: Array<[string, () => Promise<Row[]>]> = [
   ['core', coreBench],
@@ -18,6 +19,7 @@ const sections: Array<[string, () => Promise<Row[]>]> = [
   ['mcp', mcpBench],
   ['serverless', serverlessBench],
   ['gateway', gatewayBench],
+  ['knowledge', knowledgeBench],
 ];
 
 const only = process.argv[2];
