@@ -16,6 +16,7 @@ import { parsePublicHost, serveForGateway, servePublic } from './public-host.js'
 import * as svc from './service.js';
 import { registerSecretBindings } from './secret-bindings.js';
 import { searchAgents } from './searchable.js';
+import { registerSpecRoute } from './spec.js';
 import { agentStore, type BuildRow } from './store.js';
 import { readSourceArchive } from './unpack.js';
 import { readDeployUpload } from './upload.js';
@@ -34,6 +35,7 @@ export function createAgentsArea(): Area {
       const d: svc.Deps = { ctx, rt };
       registerRoutes(r, d);
       registerSecretBindings(d);
+      registerSpecRoute(r, d);
       ctx.hooks.projectDependents.push((projectId) => {
         const n = agentStore.countInProject(ctx.db, projectId);
         return n ? `${n} agent${n === 1 ? '' : 's'}` : undefined;
