@@ -62,6 +62,10 @@ export interface Hooks {
    * endpoint authenticated the caller. 404 when no workload of that name and kind serves.
    */
   agentForward?: (ctx: RequestContext, projectId: string, name: string, kind: 'agent' | 'function') => Promise<void>;
+  /** Told of every finished invoke of an agent or function (metrics and users, issue 23). */
+  invokeObservers: Array<(e: InvokeRecord) => void>;
+  /** Set by the agents area: running instances of one agent now. */
+  agentInstances?: (agentId: string) => number;
   /**
    * Names an area offers to the cross-resource search (spec 1 §4.11), each area for its own
    * resources: only within `scope.projects`, which the search area has already checked.
@@ -87,6 +91,16 @@ export interface Hooks {
    * (a serverless revision's env_from reads it when the revision is created, spec 2 §4.3).
    */
   projectSecretValue?: (projectId: string, name: string) => string | undefined;
+}
+
+/** One finished invoke: who, how it ended and how long it took (ids absent when the body was refused). */
+export interface InvokeRecord {
+  projectId: string;
+  agentId: string;
+  status: number;
+  ms: number;
+  userId?: string;
+  sessionId?: string;
 }
 
 /** Projects a search runs over (the caller holds a contents role on each) and who asks. */
@@ -132,7 +146,7 @@ export interface AgentSecretsHook {
   ): { revisionRolled: boolean; afterCommit?: () => Promise<void> };
 }
 
-export const emptyHooks = (): Hooks => ({ projectDependents: [], agentNames: [], unownedAgents: [], nameInUse: [], quotaUsage: [], hostRoutes: [], pathRoutes: [], healthDependencies: [], searchables: [] });
+export const emptyHooks = (): Hooks => ({ projectDependents: [], agentNames: [], unownedAgents: [], nameInUse: [], quotaUsage: [], hostRoutes: [], pathRoutes: [], healthDependencies: [], searchables: [], invokeObservers: [] });
 
 /**
  * One area of the daemon (spec sections map to areas). The registry applies migrations, lets each

@@ -16,6 +16,7 @@ import { parsePublicHost, serveForGateway, servePublic } from './public-host.js'
 import * as svc from './service.js';
 import { registerSecretBindings } from './secret-bindings.js';
 import { searchAgents } from './searchable.js';
+import { observeInvoke } from './invoke-record.js';
 import { registerSpecRoute } from './spec.js';
 import { agentStore, type BuildRow } from './store.js';
 import { readSourceArchive } from './unpack.js';
@@ -36,6 +37,7 @@ export function createAgentsArea(): Area {
       registerRoutes(r, d);
       registerSecretBindings(d);
       registerSpecRoute(r, d);
+      ctx.hooks.agentInstances = (agentId) => rt!.supervisor.runningKeys().filter((k) => k === agentId).length;
       ctx.hooks.projectDependents.push((projectId) => {
         const n = agentStore.countInProject(ctx.db, projectId);
         return n ? `${n} agent${n === 1 ? '' : 's'}` : undefined;
@@ -127,6 +129,7 @@ function registerRoutes(r: Router, d: svc.Deps): void {
       const params = parseInput(contract.params, raw, 'path');
       const query = parseInput(contract.query, Object.fromEntries(new URL(req.url ?? '/', 'http://localhost').searchParams), 'query');
       const agent = invokeTarget(d, principal, params.name, query.project);
+      observeInvoke(ctx, agent, res);
       await invoke(d, principal, agent, req, res, stream);
     });
   }
