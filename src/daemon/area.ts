@@ -64,6 +64,12 @@ export interface Hooks {
   agentForward?: (ctx: RequestContext, projectId: string, name: string, kind: 'agent' | 'function') => Promise<void>;
   /** Told of every finished invoke of an agent or function (metrics and users, issue 23). */
   invokeObservers: Array<(e: InvokeRecord) => void>;
+  /**
+   * Set by the agents area: an anonymous invoke of an agent of the project, exactly as
+   * POST /v1/agents/{name}/invoke serves one (body rules, timeouts, observers); the caller (the
+   * embed widget's route) has done its own checks.
+   */
+  invokeAgent?: (c: RequestContext, projectId: string, name: string) => Promise<void>;
   /** Set by the agents area: running instances of one agent now. */
   agentInstances?: (agentId: string) => number;
   /**

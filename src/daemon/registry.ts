@@ -17,6 +17,7 @@ import { createGatewayArea } from './services/gateway/routes.js';
 import { knowledgeArea } from './services/knowledge/routes.js';
 import { searchArea } from './services/search/routes.js';
 import { agentActivityArea } from './services/agent-activity/routes.js';
+import { embedArea } from './services/embed/routes.js';
 
 /**
  * Every area of the daemon, in start order; they stop in reverse (gateway and triggers first,
@@ -24,5 +25,5 @@ import { agentActivityArea } from './services/agent-activity/routes.js';
  * `serverlessPlane` lets control-plane tests watch what the data plane is told (never set in the daemon).
  */
 export function allAreas(opts: { serverlessPlane?: PlaneFactory } = {}): Area[] {
-  return [accountsArea, healthArea, authArea, invitationsArea, serviceAccountsArea, auditArea, createAgentsArea(), createCacheArea(), messagingArea(), secretsArea, createMcpArea(), vectorArea(), createServerlessArea(opts.serverlessPlane ?? makeDataPlane), createGatewayArea(), knowledgeArea(), agentActivityArea, searchArea];
+  return [accountsArea, healthArea, authArea, invitationsArea, serviceAccountsArea, auditArea, createAgentsArea(), createCacheArea(), messagingArea(), secretsArea, createMcpArea(), vectorArea(), createServerlessArea(opts.serverlessPlane ?? makeDataPlane), createGatewayArea(), knowledgeArea(), agentActivityArea, embedArea(), searchArea];
 }

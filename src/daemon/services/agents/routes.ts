@@ -9,7 +9,7 @@ import type { Principal } from '../auth/principal.js';
 import { parseInput } from '../../http/validate.js';
 import { formatLogLine, type LogCapture } from '../../runtime/log-capture.js';
 import { ownedAgent } from './access.js';
-import { invoke, invokeTarget } from './invoke.js';
+import { invoke, invokeTarget, servingAgent } from './invoke.js';
 import { AgentRuntime } from './lifecycle.js';
 import { agentMigrations } from './migrations.js';
 import { parsePublicHost, serveForGateway, servePublic } from './public-host.js';
@@ -37,6 +37,11 @@ export function createAgentsArea(): Area {
       registerRoutes(r, d);
       registerSecretBindings(d);
       registerSpecRoute(r, d);
+      ctx.hooks.invokeAgent = async (c, projectId, name) => {
+        const agent = servingAgent(d, name, projectId);
+        observeInvoke(ctx, agent, c.res);
+        await invoke(d, undefined, agent, c.req, c.res, false);
+      };
       ctx.hooks.agentInstances = (agentId) => rt!.supervisor.runningKeys().filter((k) => k === agentId).length;
       ctx.hooks.projectDependents.push((projectId) => {
         const n = agentStore.countInProject(ctx.db, projectId);
