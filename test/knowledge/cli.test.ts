@@ -61,3 +61,25 @@ describe('platform search', { timeout: 120_000 }, () => {
     expect(none.stdout).toMatch(/nothing matches/);
   });
 });
+
+describe('platform embed', { timeout: 120_000 }, () => {
+  it('set prints the snippet; get, snippet, rotate and delete', async () => {
+    const set = await sb.run(['embed', 'set', 'helper', '--origin', 'https://shop.example', '--origin', 'http://localhost:8080', '--greeting', 'Hi!', '--title', 'Help', '--color', '#0055ff']);
+    expect(set.exitCode, set.stderr).toBe(0);
+    const snippet = set.stdout.trim();
+    expect(snippet).toMatch(/^<script src="http:\/\/127\.0\.0\.1:\d+\/v1\/embed\/widget\.js" data-key="emb_[A-Za-z0-9]{32}" async><\/script>$/);
+    const [get, only] = await Promise.all([sb.run(['embed', 'get', 'helper', '--json']), sb.run(['embed', 'snippet', 'helper'])]);
+    expect(get.json).toMatchObject({ agent: 'helper', allowed_origins: ['https://shop.example', 'http://localhost:8080'], greeting: 'Hi!', theme: { title: 'Help', color: '#0055ff' }, rate_limit_per_minute: 20 });
+    expect(only.stdout.trim()).toBe(snippet);
+    const rotated = await sb.run(['embed', 'rotate', 'helper']);
+    expect(rotated.exitCode, rotated.stderr).toBe(0);
+    expect(rotated.stdout.trim()).not.toBe(snippet);
+    const bad = await sb.run(['embed', 'set', 'helper', '--origin', 'shop.example']);
+    expect(bad.exitCode).not.toBe(0);
+    expect(bad.stderr).toMatch(/origin/);
+    const del = await sb.run(['embed', 'delete', 'helper']);
+    expect(del.stdout).toMatch(/disabled the widget of helper/);
+    const gone = await sb.run(['embed', 'get', 'helper']);
+    expect(gone.exitCode).not.toBe(0);
+  });
+});
