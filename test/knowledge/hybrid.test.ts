@@ -56,6 +56,17 @@ describe('knowledge: hybrid search with an embedding endpoint', () => {
     expect(soup.body.results[0].score).toBeGreaterThan(soup.body.results[1]?.score ?? 0);
   });
 
+  it('sees chunks added and deleted after a search (the in-memory vectors follow writes)', async () => {
+    expect((await d.api('GET', kb('&query=bird&top_k=1'), { token: c.member.token })).body.results[0]?.source).not.toBe('aviary.md');
+    const add = await d.api('POST', kb(), { token: c.member.token, body: { documents: [{ source: 'aviary.md', text: 'A sparrow sings.' }] } });
+    expect(add.status).toBe(201);
+    const found = await d.api('GET', kb('&query=bird&top_k=1'), { token: c.member.token });
+    expect(found.body.results[0]).toMatchObject({ source: 'aviary.md', vector_score: expect.any(Number) });
+    await d.api('DELETE', kb().replace('/knowledge?', `/knowledge/${add.body.documents[0].id}?`), { token: c.member.token });
+    const gone = await d.api('GET', kb('&query=bird'), { token: c.member.token });
+    expect(gone.body.results.map((h: any) => h.source)).not.toContain('aviary.md');
+  });
+
   it('adds nothing when the endpoint fails, and searches by full text when the query cannot be embedded', async () => {
     const before = (await d.api('GET', kb(), { token: c.member.token })).body.documents.length;
     const r = await d.api('POST', kb(), { token: c.member.token, body: { documents: [{ source: 'bad.md', text: 'this will FAIL to embed' }] } });

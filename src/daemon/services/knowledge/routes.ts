@@ -9,6 +9,7 @@ import { platformEmbedder } from './embeddings.js';
 import { knowledgeMigrations } from './migrations.js';
 import { rankChunks } from './search.js';
 import { documentView, knowledgeStore, type DocumentRow } from './store.js';
+import { VectorCache } from './vector-cache.js';
 
 /**
  * Knowledge (spec 1 §4.12 /knowledge): documents added to an agent, chunked, indexed for BM25 and,
@@ -20,6 +21,7 @@ export function knowledgeArea(): Area {
     name: 'knowledge',
     migrations: knowledgeMigrations,
     register(r, ctx) {
+      const vectorCache = new VectorCache();
       const agent = (p: Principal, name: string, project: string | undefined): OwnedAgentRef => {
         if (!ctx.hooks.ownedAgent) throw notFound(`unknown agent ${name}`);
         return ctx.hooks.ownedAgent(p, name, project);
@@ -34,7 +36,7 @@ export function knowledgeArea(): Area {
           return { agent: a.name, documents: items.map(documentView), next_page_token: next_page_token ?? '' };
         }
         if (query.page_token !== undefined || query.page_size !== undefined || query.limit !== undefined) throw badRequest('a search is not paged: use top_k');
-        return search(ctx, a, query.query, topK(query.top_k));
+        return search(ctx, vectorCache, a, query.query, topK(query.top_k));
       });
       r.handle(knowledgeRoutes.add, async ({ principal, params, query, body, requestId }) => {
         const a = agent(principal!, params.name, query.project);
@@ -63,6 +65,7 @@ export function knowledgeArea(): Area {
             at += d.chunks.length;
             added.push(documentView(row));
           }
+          vectorCache.drop(a.agentId);
           writeAudit(ctx.db, ctx.clock, { projectId: a.projectId, actor: principal!.email, action: 'agent.knowledge.add', target: a.name, details: { documents: added.length, chunks: total }, requestId });
         })();
         return { agent: a.name, documents: added, chunks: total };
@@ -71,6 +74,7 @@ export function knowledgeArea(): Area {
         const a = agent(principal!, params.name, query.project);
         const n = ctx.db.transaction(() => {
           const removed = knowledgeStore.empty(ctx.db, a.agentId);
+          vectorCache.drop(a.agentId);
           writeAudit(ctx.db, ctx.clock, { projectId: a.projectId, actor: principal!.email, action: 'agent.knowledge.empty', target: a.name, details: removed, requestId });
           return removed;
         })();
@@ -82,6 +86,7 @@ export function knowledgeArea(): Area {
         if (!doc) throw notFound(`unknown document ${params.id}`);
         ctx.db.transaction(() => {
           knowledgeStore.deleteDocument(ctx.db, doc.id);
+          vectorCache.drop(a.agentId);
           writeAudit(ctx.db, ctx.clock, { projectId: a.projectId, actor: principal!.email, action: 'agent.knowledge.delete', target: a.name, details: { document: doc.id, source: doc.source }, requestId });
         })();
         return { agent: a.name, document: documentView(doc), deleted: true as const };
@@ -101,7 +106,7 @@ function topK(raw: string | undefined): number {
  * Hybrid when an embedding endpoint is configured and the agent has embedded chunks; a query
  * that cannot be embedded (endpoint down) still answers by BM25 and says so in `note`.
  */
-async function search(ctx: AreaContext, a: OwnedAgentRef, query: string, k: number) {
+async function search(ctx: AreaContext, vectors: VectorCache, a: OwnedAgentRef, query: string, k: number) {
   const embedder = platformEmbedder(ctx.config);
   let vector: Float32Array | undefined;
   let note: string | undefined;
@@ -112,6 +117,6 @@ async function search(ctx: AreaContext, a: OwnedAgentRef, query: string, k: numb
       note = `${(e as Error).message.replace(/: nothing was added$/, '')}: ranked by full text only`;
     }
   }
-  const results = rankChunks(ctx.db, a.agentId, query, k, vector);
+  const results = rankChunks(ctx.db, vectors, a.agentId, query, k, vector);
   return { agent: a.name, query, mode: vector ? ('hybrid' as const) : ('bm25' as const), results, ...(note ? { note } : {}) };
 }

@@ -1,7 +1,7 @@
 import type { Db } from '../../store/db.js';
 import type { KnowledgeHit } from '../../../api/knowledge.js';
-import { dot, fromBlob } from '../vector/scoring.js';
 import { knowledgeStore } from './store.js';
+import type { AgentVectors, VectorCache } from './vector-cache.js';
 
 /** Reciprocal rank fusion constant (Cormack et al. 2009; the k Azure AI Search, Elastic and Qdrant use). */
 const RRF_K = 60;
@@ -24,17 +24,12 @@ export function ftsQuery(text: string): string | undefined {
  * and cosine rankings by reciprocal rank (scores of the two sides are on different scales, ranks
  * are not). Each hit reports the side scores it had.
  */
-export function rankChunks(db: Db, agentId: string, query: string, topK: number, queryVector: Float32Array | undefined): KnowledgeHit[] {
+export function rankChunks(db: Db, cache: VectorCache, agentId: string, query: string, topK: number, queryVector: Float32Array | undefined): KnowledgeHit[] {
   const match = ftsQuery(query);
   const bm25 = match ? knowledgeStore.bm25(db, agentId, match, queryVector ? CANDIDATES : topK) : [];
   if (!queryVector) return hits(db, bm25.map((b) => ({ rowid: b.rowid, score: b.score, bm25: b.score })));
 
-  const vectors = knowledgeStore
-    .embeddings(db, agentId)
-    .map((r) => ({ rowid: r.rowid, score: dot(fromBlob(r.embedding), queryVector) }))
-    .filter((r) => Number.isFinite(r.score))
-    .sort((a, b) => b.score - a.score || a.rowid - b.rowid)
-    .slice(0, CANDIDATES);
+  const vectors = topByCosine(cache.get(db, agentId), queryVector, CANDIDATES);
   const fused = new Map<number, { rowid: number; score: number; bm25?: number; vector?: number }>();
   const entry = (rowid: number) => fused.get(rowid) ?? fused.set(rowid, { rowid, score: 0 }).get(rowid)!;
   bm25.forEach((b, rank) => {
@@ -71,4 +66,18 @@ function hits(db: Db, ranked: Array<{ rowid: number; score: number; bm25?: numbe
       },
     ];
   });
+}
+
+/** The n best rows by dot product (cosine: both sides are normalised), best first, ties by rowid. */
+function topByCosine(v: AgentVectors, q: Float32Array, n: number): Array<{ rowid: number; score: number }> {
+  if (v.dims !== q.length) return [];
+  const scored: Array<{ rowid: number; score: number }> = new Array(v.rowids.length);
+  const { matrix, dims } = v;
+  for (let i = 0; i < v.rowids.length; i++) {
+    let s = 0;
+    const base = i * dims;
+    for (let j = 0; j < dims; j++) s += matrix[base + j]! * q[j]!;
+    scored[i] = { rowid: v.rowids[i]!, score: s };
+  }
+  return scored.filter((r) => Number.isFinite(r.score)).sort((a, b) => b.score - a.score || a.rowid - b.rowid).slice(0, n);
 }
