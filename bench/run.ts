@@ -11,6 +11,7 @@ import { gatewayBench } from './gateway.js';
 import { triggersBench } from './triggers.js';
 import { sandboxBench } from './sandbox.js';
 import { sessionsBench } from './sessions.js';
+import { knowledgeBench } from './knowledge.js';
 
 const sections: Array<[string, () => Promise<Row[]>]> = [
   ['core', coreBench],
@@ -24,6 +25,7 @@ const sections: Array<[string, () => Promise<Row[]>]> = [
   ['triggers', triggersBench],
   ['sandbox', sandboxBench],
   ['sessions', sessionsBench],
+  ['knowledge', knowledgeBench],
 ];
 
 const only = process.argv[2];

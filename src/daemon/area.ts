@@ -6,6 +6,8 @@ import type { Pager } from './http/paging.js';
 import type { RequestContext, Router } from './http/router.js';
 import type { SessionTokens } from './services/auth/session-tokens.js';
 import type { Logger } from './logger.js';
+import type { Principal } from './services/auth/principal.js';
+import type { SearchKind } from '../api/search.js';
 
 /** Shared services every area receives; areas never reach into each other's stores. */
 export interface AreaContext {
@@ -62,6 +64,26 @@ export interface Hooks {
   agentForward?: (ctx: RequestContext, projectId: string, name: string, kind: 'agent' | 'function') => Promise<void>;
   /** Set by the sessions area: history and memories for an invoke, and the record of its turn. */
   agentSessions?: AgentSessionsHook;
+  /** Told of every finished invoke of an agent or function (metrics and users, issue 23). */
+  invokeObservers: Array<(e: InvokeRecord) => void>;
+  /**
+   * Set by the agents area: an anonymous invoke of an agent of the project, exactly as
+   * POST /v1/agents/{name}/invoke serves one (body rules, timeouts, observers); the caller (the
+   * embed widget's route) has done its own checks.
+   */
+  invokeAgent?: (c: RequestContext, projectId: string, name: string) => Promise<void>;
+  /** Set by the agents area: running instances of one agent now. */
+  agentInstances?: (agentId: string) => number;
+  /**
+   * Names an area offers to the cross-resource search (spec 1 §4.11), each area for its own
+   * resources: only within `scope.projects`, which the search area has already checked.
+   */
+  searchables: Array<(scope: SearchScope, needle: string, limit: number) => SearchableName[]>;
+  /**
+   * Set by the agents area: resolves project and agent of a per-agent route and applies the owner
+   * gate (404 for an unknown or someone else's agent), for areas that hang data off an agent.
+   */
+  ownedAgent?: (principal: Principal, name: string, projectRef: string | undefined) => OwnedAgentRef;
   /** Set by the MCP area: which servers an agent revision records, and the MCP_SERVERS value they render to. */
   mcpServers?: McpServersHook;
   /** Dependencies reported by the daemon's `GET /healthz`, by name (messaging's, spec 3 §4.3). */
@@ -150,6 +172,35 @@ export interface AgentSessionsHook {
   begin(agent: { id: string; name: string; kind: 'agent' | 'function' }, body: { message?: string; session_id: string; user_id: string; memorize?: boolean }, authenticated: boolean): InvokeTurn;
 }
 
+/** One finished invoke: who, how it ended and how long it took (ids absent when the body was refused). */
+export interface InvokeRecord {
+  projectId: string;
+  agentId: string;
+  status: number;
+  ms: number;
+  userId?: string;
+  sessionId?: string;
+}
+
+/** Projects a search runs over (the caller holds a contents role on each) and who asks. */
+export interface SearchScope {
+  projects: Array<{ id: string; admin: boolean }>;
+  email: string;
+}
+
+export interface SearchableName {
+  kind: SearchKind;
+  name: string;
+  projectId: string;
+}
+
+/** An agent the caller may manage, as areas other than agents see it. */
+export interface OwnedAgentRef {
+  projectId: string;
+  agentId: string;
+  name: string;
+}
+
 /** MCP_SERVERS for agents (spec 2 §4.2): recorded when a revision is built, rendered when an instance starts. */
 export interface McpServersHook {
   /** Ids of the project's servers that are ready now (a revision keeps this list). */
@@ -174,7 +225,7 @@ export interface AgentSecretsHook {
   ): { revisionRolled: boolean; afterCommit?: () => Promise<void> };
 }
 
-export const emptyHooks = (): Hooks => ({ projectDependents: [], agentNames: [], unownedAgents: [], nameInUse: [], quotaUsage: [], hostRoutes: [], pathRoutes: [], healthDependencies: [] });
+export const emptyHooks = (): Hooks => ({ projectDependents: [], agentNames: [], unownedAgents: [], nameInUse: [], quotaUsage: [], hostRoutes: [], pathRoutes: [], healthDependencies: [], searchables: [], invokeObservers: [] });
 
 /**
  * One area of the daemon (spec sections map to areas). The registry applies migrations, lets each

@@ -17,6 +17,10 @@ import { makeDataPlane } from './services/serverless/make-plane.js';
 import { createGatewayArea } from './services/gateway/routes.js';
 import { createTriggersArea } from './services/triggers/routes.js';
 import { sessionsArea } from './services/sessions/routes.js';
+import { knowledgeArea } from './services/knowledge/routes.js';
+import { searchArea } from './services/search/routes.js';
+import { agentActivityArea } from './services/agent-activity/routes.js';
+import { embedArea } from './services/embed/routes.js';
 
 /**
  * Every area of the daemon, in start order; they stop in reverse (gateway and triggers first,
@@ -24,5 +28,5 @@ import { sessionsArea } from './services/sessions/routes.js';
  * `serverlessPlane` lets control-plane tests watch what the data plane is told (never set in the daemon).
  */
 export function allAreas(opts: { serverlessPlane?: PlaneFactory } = {}): Area[] {
-  return [accountsArea, healthArea, authArea, invitationsArea, serviceAccountsArea, auditArea, createAgentsArea(), sessionsArea, createCacheArea(), messagingArea(), secretsArea, createMcpArea(), vectorArea(), createServerlessArea(opts.serverlessPlane ?? makeDataPlane), createSandboxArea(), createGatewayArea(), createTriggersArea()];
+  return [accountsArea, healthArea, authArea, invitationsArea, serviceAccountsArea, auditArea, createAgentsArea(), sessionsArea, createCacheArea(), messagingArea(), secretsArea, createMcpArea(), vectorArea(), createServerlessArea(opts.serverlessPlane ?? makeDataPlane), createSandboxArea(), createGatewayArea(), createTriggersArea(), knowledgeArea(), agentActivityArea, embedArea(), searchArea];
 }

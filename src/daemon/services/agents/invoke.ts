@@ -12,6 +12,7 @@ import { invokeProject, unknownAgent } from './access.js';
 import type { Deps } from './service.js';
 import { agentStore, type AgentRow } from './store.js';
 import { clampTimeout } from './view.js';
+import { rememberInvokeIds } from './invoke-record.js';
 
 export const INVOKE_AUTH_MESSAGE =
   'invoke requires a credential on this platform (INVOKE_AUTH_REQUIRED is true): send Authorization: Bearer <token>';
@@ -105,6 +106,7 @@ function upstreamError(name: string, e: unknown, seconds: number, startSeconds =
 export async function invoke(d: Deps, principal: Principal | undefined, agent: AgentRow, req: IncomingMessage, res: ServerResponse, stream: boolean): Promise<void> {
   const body = await readInvokeBody(req, principal);
   const turn = d.ctx.hooks.agentSessions?.begin(agent, body, principal !== undefined);
+  rememberInvokeIds(res, body);
   const cfg = JSON.parse(agent.config) as AgentConfig;
   const seconds = clampTimeout(cfg.timeout_seconds);
   // Response start inherits the request timeout and never exceeds it (spec 1 §8.5).

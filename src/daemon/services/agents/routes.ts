@@ -15,6 +15,9 @@ import { agentMigrations } from './migrations.js';
 import { parsePublicHost, serveForGateway, servePublic } from './public-host.js';
 import * as svc from './service.js';
 import { registerSecretBindings } from './secret-bindings.js';
+import { searchAgents } from './searchable.js';
+import { observeInvoke } from './invoke-record.js';
+import { registerSpecRoute } from './spec.js';
 import { agentStore, type BuildRow } from './store.js';
 import { readSourceArchive } from './unpack.js';
 import { readDeployUpload } from './upload.js';
@@ -33,6 +36,13 @@ export function createAgentsArea(): Area {
       const d: svc.Deps = { ctx, rt };
       registerRoutes(r, d);
       registerSecretBindings(d);
+      registerSpecRoute(r, d);
+      ctx.hooks.invokeAgent = async (c, projectId, name) => {
+        const agent = servingAgent(d, name, projectId);
+        observeInvoke(ctx, agent, c.res);
+        await invoke(d, undefined, agent, c.req, c.res, false);
+      };
+      ctx.hooks.agentInstances = (agentId) => rt!.supervisor.runningKeys().filter((k) => k === agentId).length;
       ctx.hooks.projectDependents.push((projectId) => {
         const n = agentStore.countInProject(ctx.db, projectId);
         return n ? `${n} agent${n === 1 ? '' : 's'}` : undefined;
@@ -52,6 +62,12 @@ export function createAgentsArea(): Area {
       ctx.hooks.unownedAgents.push(() => agentStore.unowned(ctx.db));
       ctx.hooks.hostRoutes.push({ matches: (host) => parsePublicHost(host) !== undefined, serve: (c) => servePublic(d, c) });
       ctx.hooks.agentForward = (c, projectId, name, kind) => serveForGateway(d, c, projectId, name, kind);
+      // Plain members search their own agents only, as they list them (spec 1 §4.12).
+      ctx.hooks.searchables.push((scope, needle, limit) => searchAgents(ctx.db, scope, needle, limit));
+      ctx.hooks.ownedAgent = (p, name, ref) => {
+        const { access, agent } = ownedAgent(ctx, p, name, ref);
+        return { projectId: access.project.id, agentId: agent.id, name: agent.name };
+      };
     },
     async start() {
       await rt!.start();
@@ -123,6 +139,7 @@ function registerRoutes(r: Router, d: svc.Deps): void {
       const params = parseInput(contract.params, raw, 'path');
       const query = parseInput(contract.query, Object.fromEntries(new URL(req.url ?? '/', 'http://localhost').searchParams), 'query');
       const agent = invokeTarget(d, principal, params.name, query.project);
+      observeInvoke(ctx, agent, res);
       await invoke(d, principal, agent, req, res, stream);
     });
   }

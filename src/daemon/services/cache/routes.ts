@@ -5,6 +5,7 @@ import { cacheMigrations } from './migrations.js';
 import { DockerDriver } from './docker-driver.js';
 import { ProcessDriver } from './process-driver.js';
 import { CacheService } from './service.js';
+import { namesIn } from '../search/names.js';
 
 /**
  * The cache area (spec 3 §4.2). A factory rather than a singleton: every daemon (several run in
@@ -18,6 +19,7 @@ export function createCacheArea(): Area & { service?: CacheService } {
       const cfg = ctx.config.cache;
       const driver = cfg.driver === 'docker' ? new DockerDriver(cfg.dockerImage) : new ProcessDriver(cfg.serverBin);
       const svc = (area.service = new CacheService(ctx, driver));
+      ctx.hooks.searchables.push(namesIn(ctx.db, 'cache', 'cache_instances', "state <> 'deleting'"));
       ctx.hooks.projectDependents.push((projectId) => svc.dependents(projectId));
 
       r.handle(cacheRoutes.list, ({ principal, params, query }) => svc.list(principal!, params.projectID, query));

@@ -9,6 +9,7 @@ import { McpRuntime } from './runtime.js';
 import * as svc from './service.js';
 import { mcpStore } from './store.js';
 import { internalUrl } from './view.js';
+import { namesIn } from '../search/names.js';
 
 /**
  * MCP servers (spec 2 §2.2, §3, §4.2): routes, versions and their builds, the protocol endpoint
@@ -24,6 +25,7 @@ export function createMcpArea(): Area {
       rt = new McpRuntime(ctx);
       const d: svc.Deps = { ctx, rt };
       registerRoutes(r, d);
+      ctx.hooks.searchables.push(namesIn(ctx.db, 'mcp_server', 'mcp_servers'));
       ctx.hooks.pathRoutes.push({ matches: isMcpPath, serve: (c, internal) => serveEndpoint(d, c, internal) });
       // Spec 1 §8.3: a running MCP instance counts like any other.
       ctx.hooks.quotaUsage.push((projectId) => ({ source: 'mcp', used: { instances: mcpStore.instanceCount(ctx.db, projectId) } }));

@@ -16,6 +16,7 @@ import { PushWorker } from './push-worker.js';
 import { createSubscription, deleteSubscription, findSub, patchSubscription, subscriptionView } from './subscriptions.js';
 import { createTopic, deleteTopic, findTopic, patchTopic, topicView } from './topics.js';
 import { credentialsView, healthView, quotaView, usageView } from './views.js';
+import { namesIn } from '../search/names.js';
 
 /** Header naming the consumer behind an HTTP pull (key-shared and failover assign by consumer). */
 export const CONSUMER_HEADER = 'x-consumer-id';
@@ -52,6 +53,7 @@ export function messagingArea(): Area {
     register(r, ctx: AreaContext) {
       const b = (broker = new Broker(ctx, (owner, subId) => new PushWorker(owner, subId)));
       ctx.hooks.messagingConsumers = messagingConsumers(b, ctx.hooks);
+      ctx.hooks.searchables.push(namesIn(ctx.db, 'topic', 'msg_topics', "state <> 'deleting'"));
       const member = (p: Principal | undefined, ref: string) => accessProject(ctx, p!, ref, 'member').project;
       const admin = (p: Principal | undefined, ref: string) => accessProject(ctx, p!, ref, 'resource-admin').project;
 

@@ -17,6 +17,8 @@ import { vaultHandler, VaultError } from './vault-http.js';
 import { serveVaultMetadata, serveVaultRead } from './vault-read.js';
 import { serveHealth, serveMountInfo, serveSealStatus } from './vault-sys.js';
 import { serveLookupSelf, serveRenewSelf } from './vault-token.js';
+import { namesIn } from '../search/names.js';
+import { RESERVED_SECRET_NAME } from '../../../api/secrets.js';
 
 /** Read tokens point at the daemon's own address, never the request's Host (docs/decisions/secrets.md). */
 const baseUrlOf = (ctx: AreaContext) => ownBaseUrl(ctx.config);
@@ -97,6 +99,8 @@ export const secretsArea: Area = {
     // Other areas (agent secrets) seal their values under the same master key.
     provideMasterKey(ctx.db, () => d.key.require());
     register(r, ctx, d);
+    // Names only (spec 1 §4.11 "secrets by name"); the reserved model-credential entry is not a secret of the user's.
+    ctx.hooks.searchables.push(namesIn(ctx.db, 'secret', 'sec_secrets', `live = 1 AND name <> '${RESERVED_SECRET_NAME}'`));
     ctx.hooks.boundSecretEnv = (projectId, agent) => bindings.boundEnv(d, projectId, agent);
     ctx.hooks.projectSecretValue = (projectId, name) => bindings.currentValue(d, projectId, name);
     ctx.hooks.projectDependents.push((projectId) => {

@@ -11,6 +11,7 @@ import { Reconciler } from './reconcile.js';
 import * as svc from './service.js';
 import { readSourceFiles, receiveSource, sourceImage } from './sources.js';
 import { serverlessStore } from './store.js';
+import { namesIn } from '../search/names.js';
 
 /** Builds the data plane a daemon runs; the control plane hands it the source reader it owns. */
 export type PlaneFactory = (ctx: AreaContext, readSource: (image: string) => ReturnType<typeof readSourceFiles>) => DataPlane;
@@ -32,6 +33,7 @@ export function createServerlessArea(makePlane: PlaneFactory): Area {
       reconciler = new Reconciler(ctx, plane);
       const d: svc.Deps = { ctx, plane, reconcile: (id) => reconciler!.apply(id) };
       registerRoutes(r, d, () => planeError || reconciler!.lastError);
+      ctx.hooks.searchables.push(namesIn(ctx.db, 'service', 'svc_services'));
       // Spec 1 §8.3: every serverless revision permanently holds two Services entries (public and private).
       ctx.hooks.quotaUsage.push((projectId) => ({
         source: 'serverless',

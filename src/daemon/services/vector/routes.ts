@@ -15,6 +15,7 @@ import { deletePoints, queryPoints, scrollPoints, upsertPoints } from './points.
 import { DirectTokens, directCredentials } from './credentials.js';
 import { registerDirect } from './direct.js';
 import { vectorHealth } from './health.js';
+import { namesIn } from '../search/names.js';
 
 /**
  * Vector indexes (spec 3 §4.1): index API, data operations, direct-access credentials. A factory,
@@ -30,6 +31,7 @@ export const vectorArea = (): Area => {
     const C = vectorContracts(ctx.config.vector.limits);
     const R = C.routes;
     const rt = new VectorRuntime(ctx);
+    ctx.hooks.searchables.push(namesIn(ctx.db, 'index', 'vec_indexes', "state <> 'deleting'"));
     runtime = rt;
     const tokens = new DirectTokens(ctx);
     ctx.hooks.projectDependents.push((projectId) => {

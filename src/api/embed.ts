@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { route } from './contract.js';
+import { Timestamp } from './common.js';
+import { AgentName } from './agents.js';
+
+/**
+ * The embeddable widget (spec 1 §4.12 /embed get, put, delete, rotate-key, and the anonymous
+ * GET /v1/embed/{key}/config and POST /v1/embed/{key}/invoke; bodies not shown). Shaped like
+ * chat-widget products (Intercom, Botpress, Dialogflow Messenger): an origin allow list, a
+ * greeting and a theme; the key in the page identifies the widget and grants nothing else.
+ */
+export const Origin = z
+  .string()
+  .regex(/^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/, 'must be an origin: scheme://host[:port], no path');
+export const EMBED_KEY_RE = /^emb_[A-Za-z0-9]{32}$/;
+export const EMBED_RATE_DEFAULT = 20;
+
+const Theme = z.strictObject({
+  title: z.string().max(100).optional(),
+  color: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be #rrggbb').optional(),
+  position: z.enum(['bottom-right', 'bottom-left']).optional(),
+});
+
+export const EmbedView = z.object({
+  agent: z.string(),
+  key: z.string(),
+  allowed_origins: z.array(z.string()),
+  greeting: z.string(),
+  theme: Theme,
+  rate_limit_per_minute: z.number().int(),
+  /** The one-line HTML that embeds the widget (the daemon's public URL as seen by this request). */
+  snippet: z.string(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+const NameParams = z.object({ name: AgentName });
+const ProjectQuery = z.object({ project: z.string().optional() });
+const KeyParams = z.object({ key: z.string().regex(EMBED_KEY_RE, 'must be an embed key (emb_ and 32 letters or digits)') });
+
+export const embedRoutes = {
+  get: route({ id: 'embed.get', method: 'GET', path: '/v1/agents/{name}/embed', summary: "The agent's widget settings and key", auth: 'any', params: NameParams, query: ProjectQuery, status: 200, response: EmbedView }),
+  put: route({
+    id: 'embed.put',
+    method: 'PUT',
+    path: '/v1/agents/{name}/embed',
+    summary: 'Enable or replace the widget: allowed origins, greeting, theme, per-address rate limit',
+    auth: 'any',
+    params: NameParams,
+    query: ProjectQuery,
+    body: z.strictObject({
+      allowed_origins: z.array(Origin).min(1).max(50),
+      greeting: z.string().max(500).optional(),
+      theme: Theme.optional(),
+      rate_limit_per_minute: z.number().int().min(1).max(600).optional(),
+    }),
+    status: 200,
+    response: EmbedView,
+  }),
+  delete: route({ id: 'embed.delete', method: 'DELETE', path: '/v1/agents/{name}/embed', summary: 'Disable the widget (its key stops working)', auth: 'any', params: NameParams, query: ProjectQuery, status: 200, response: z.object({ agent: z.string(), deleted: z.literal(true) }) }),
+  rotateKey: route({
+    id: 'embed.rotateKey',
+    method: 'POST',
+    path: '/v1/agents/{name}/embed/rotate-key',
+    summary: 'Replace the widget key; the old one stops working at once',
+    auth: 'any',
+    params: NameParams,
+    query: ProjectQuery,
+    body: z.strictObject({}),
+    status: 200,
+    response: EmbedView,
+  }),
+  publicConfig: route({
+    id: 'embed.config',
+    method: 'GET',
+    path: '/v1/embed/{key}/config',
+    summary: 'Anonymous: what the widget shows (greeting, theme); Origin must be allowed',
+    auth: 'none',
+    params: KeyParams,
+    status: 200,
+    response: z.object({ agent: z.string(), greeting: z.string(), theme: Theme }),
+  }),
+  publicInvoke: route({
+    id: 'embed.invoke',
+    method: 'POST',
+    path: '/v1/embed/{key}/invoke',
+    summary: "Anonymous: talk to the agent from an allowed Origin (body as invoke's), rate-limited per client address",
+    auth: 'none',
+    params: KeyParams,
+    status: 200,
+    response: z.object({}).passthrough(),
+  }),
+  script: route({ id: 'embed.script', method: 'GET', path: '/v1/embed/widget.js', summary: 'The widget script (text/javascript)', auth: 'none', status: 200, response: z.string() }),
+};

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { cast } from '../helpers/fixtures.js';
+import { waitState } from '../agents/helpers.js';
+import { deployAgent } from '../knowledge/fixtures.js';
+
+/** GET /v1/agents/{name}/metrics and /users, from real invokes of a deployed function. */
+let d: TestDaemon;
+let c: Awaited<ReturnType<typeof cast>>;
+let q: string;
+const SESSION = (n: number) => `session-${n}-${'x'.repeat(24)}`;
+
+beforeAll(async () => {
+  d = await startTestDaemon({ invokeAuthRequired: false });
+  c = await cast(d);
+  q = `?project=${c.project.slug}`;
+  await deployAgent(d, c.member.token, 'busy', c.project.slug);
+  await waitState(d, c.member.token, 'busy', 'ready', c.project.slug, 60_000);
+  const invoke = (message: string, user_id: string, session_id: string) => d.api('POST', `/v1/agents/busy/invoke${q}`, { body: { message, user_id, session_id } });
+  expect((await invoke('one', 'alice', SESSION(1))).status).toBe(200);
+  expect((await invoke('two', 'alice', SESSION(1))).status).toBe(200);
+  expect((await invoke('three', 'alice', SESSION(2))).status).toBe(200);
+  expect((await invoke('raise', 'bob@example.test', SESSION(3))).status).toBeGreaterThanOrEqual(500);
+  expect((await d.api('POST', `/v1/agents/busy/invoke${q}`, { raw: '[1]', headers: { 'content-type': 'application/json' } })).status).toBe(400);
+}, 90_000);
+afterAll(async () => d?.close());
+
+describe('agent metrics and users', () => {
+  it('metrics: invocations, errors, p50/p95 latency and instances over the window', async () => {
+    const r = await d.api('GET', `/v1/agents/busy/metrics${q}`, { token: c.member.token });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toMatchObject({ agent: 'busy', window_seconds: 3600, invocations: 5, errors: 1, client_errors: 1, error_rate: 0.2, instances: 1 });
+    expect(r.body.latency_ms.p50).toBeGreaterThan(0);
+    expect(r.body.latency_ms.p95).toBeGreaterThanOrEqual(r.body.latency_ms.p50);
+    const narrow = await d.api('GET', `/v1/agents/busy/metrics${q}&window_seconds=1`, { token: c.member.token });
+    expect(narrow.body.window_seconds).toBe(1);
+    expect((await d.api('GET', `/v1/agents/busy/metrics${q}&window_seconds=0`, { token: c.member.token })).status).toBe(400);
+    expect((await d.api('GET', `/v1/agents/busy/metrics${q}&window_seconds=1h`, { token: c.member.token })).status).toBe(400);
+  });
+
+  it('users: end users seen with their session counts, most recent first, paged', async () => {
+    const r = await d.api('GET', `/v1/agents/busy/users${q}`, { token: c.member.token });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.users.map((u: any) => [u.user_id, u.sessions, u.invocations])).toEqual([
+      ['bob@example.test', 1, 1],
+      ['alice', 2, 3],
+    ]);
+    const p1 = await d.api('GET', `/v1/agents/busy/users${q}&page_size=1`, { token: c.member.token });
+    expect(p1.body.users).toHaveLength(1);
+    const p2 = await d.api('GET', `/v1/agents/busy/users${q}&page_size=1&page_token=${p1.body.next_page_token}`, { token: c.member.token });
+    expect(p2.body.users.map((u: any) => u.user_id)).toEqual(['alice']);
+    expect(p2.body.next_page_token).toBe('');
+  });
+
+  it('owner rights: admin reads, outsiders and unknown agents 404, anonymous 401', async () => {
+    for (const path of ['metrics', 'users']) {
+      expect((await d.api('GET', `/v1/agents/busy/${path}${q}`, { token: c.admin.token })).status).toBe(200);
+      expect((await d.api('GET', `/v1/agents/busy/${path}${q}`, { token: c.outsider.token })).status).toBe(404);
+      expect((await d.api('GET', `/v1/agents/ghost/${path}${q}`, { token: c.member.token })).status).toBe(404);
+      expect((await d.api('GET', `/v1/agents/busy/${path}${q}`)).status).toBe(401);
+    }
+  });
+});
