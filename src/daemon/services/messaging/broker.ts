@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
 import { tx } from '../../store/db.js';
 import type { MessagingConfig } from './config.js';
-import { MsgStore, type SubRow, type TopicRow } from './store.js';
+import { MsgStore, type Delivery, type SubRow, type TopicRow } from './store.js';
 import { SubRuntime, TopicRuntime } from './runtime.js';
 import { sweepExpired } from './retention.js';
 
@@ -287,8 +287,8 @@ export type PushDelivererFactory = (b: Broker, subId: number) => PushDeliverer;
 
 /** Another area's sender for a subscription's messages (see Hooks.messagingConsumers). */
 export interface AttachedConsumer {
-  send(sub: SubRow, topic: TopicRow, d: import('./pull.js').Delivery, signal: AbortSignal): Promise<{ ok: boolean; permanent?: boolean; status?: number; error?: string }>;
+  send(sub: SubRow, topic: TopicRow, d: Delivery, signal: AbortSignal): Promise<{ ok: boolean; permanent?: boolean; status?: number; error?: string }>;
   backoffMs(failedAttempts: number): number;
-  settled(d: import('./pull.js').Delivery, result: 'acknowledged' | FailureResult, error: string): void;
+  settled(d: Delivery, result: 'acknowledged' | FailureResult, error: string): void;
 }
 export type FailureResult = 'retry' | 'dead-lettered' | 'dropped';

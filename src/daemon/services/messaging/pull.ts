@@ -1,14 +1,9 @@
 import type { PulledMessage } from '../../../api/messaging.js';
 import type { Broker } from './broker.js';
-import type { DeliveryRow, MessageRow, PendingRow, SubRow } from './store.js';
+import type { Delivery, DeliveryRow, PendingRow, SubRow } from './store.js';
 import { acknowledge, encodeAckId } from './ack.js';
 
-export interface Delivery {
-  row: DeliveryRow;
-  message: MessageRow;
-  /** 1 for the first delivery. */
-  attempt: number;
-}
+export type { Delivery } from './store.js';
 
 /**
  * Leases up to `max` deliverable messages to one consumer, in publish order, in one transaction:

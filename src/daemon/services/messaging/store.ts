@@ -40,6 +40,14 @@ export interface SubRow {
   created_at: string;
 }
 
+/** One message leased to one consumer. */
+export interface Delivery {
+  row: DeliveryRow;
+  message: MessageRow;
+  /** 1 for the first delivery. */
+  attempt: number;
+}
+
 export interface MessageRow {
   seq: number;
   topic_id: number;

@@ -1,3 +1,4 @@
+import { openText, sealText } from '../../crypto/sealed.js';
 import type { Db } from '../../store/db.js';
 import { stmt } from '../../store/db.js';
 import type { MemoryPolicy } from '../../../api/sessions.js';
@@ -51,6 +52,18 @@ export const DEFAULT_POLICY: MemoryPolicy = { enabled: false, scope: 'user', ret
 
 const SESSION_COLS = 's.*, (SELECT COUNT(*) FROM sess_turns t WHERE t.agent_id = s.agent_id AND t.session_id = s.id) AS turn_count';
 
+/**
+ * A turn's contents are sealed at rest like secrets (AES-GCM under the daemon's key): a
+ * conversation holds whatever the user and the workload said, keys and passwords included. The
+ * row binding is the agent, so a cloned session's copied turns still open.
+ */
+const turnAad = (agentId: string) => `sess_turns:${agentId}`;
+
+function openTurn(db: Db, agentId: string, r: TurnRow): TurnRow {
+  const aad = turnAad(agentId);
+  return { ...r, message: openText(db, r.message, aad), output: openText(db, r.output, aad), tool_calls: openText(db, r.tool_calls, aad), events: openText(db, r.events, aad) };
+}
+
 export const sessionStore = {
   get(db: Db, agentId: string, id: string): SessionRow | undefined {
     return stmt(db, `SELECT ${SESSION_COLS} FROM sess_sessions s WHERE s.agent_id = ? AND s.id = ?`).get(agentId, id) as SessionRow | undefined;
@@ -63,10 +76,10 @@ export const sessionStore = {
   /** The newest `max` turns, oldest first: what the next invoke hands to the framework. */
   recentTurns(db: Db, agentId: string, id: string, max: number): TurnRow[] {
     const rows = stmt(db, 'SELECT * FROM sess_turns WHERE agent_id = ? AND session_id = ? ORDER BY idx DESC LIMIT ?').all(agentId, id, max) as TurnRow[];
-    return rows.reverse();
+    return rows.reverse().map((r) => openTurn(db, agentId, r));
   },
   turns(db: Db, agentId: string, id: string): TurnRow[] {
-    return stmt(db, 'SELECT * FROM sess_turns WHERE agent_id = ? AND session_id = ? ORDER BY idx').all(agentId, id) as TurnRow[];
+    return (stmt(db, 'SELECT * FROM sess_turns WHERE agent_id = ? AND session_id = ? ORDER BY idx').all(agentId, id) as TurnRow[]).map((r) => openTurn(db, agentId, r));
   },
   /** Appends a turn, creating the session on its first one; the next index is computed in the same transaction. */
   append(db: Db, agentId: string, id: string, turn: Omit<TurnRow, 'idx'>): void {
@@ -84,10 +97,10 @@ export const sessionStore = {
         id,
         next,
         turn.user_id,
-        turn.message,
-        turn.output,
-        turn.tool_calls,
-        turn.events,
+        sealText(db, turn.message, turnAad(agentId)),
+        sealText(db, turn.output, turnAad(agentId)),
+        sealText(db, turn.tool_calls, turnAad(agentId)),
+        sealText(db, turn.events, turnAad(agentId)),
         turn.status,
         turn.started_at,
         turn.finished_at,
