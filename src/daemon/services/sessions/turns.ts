@@ -1,7 +1,7 @@
 import type { AgentSessionsHook, InvokeTurn } from '../../area.js';
 import type { AreaContext } from '../../area.js';
 import { isoNow } from '../../clock.js';
-import { conflict, unauthorized } from '../../http/errors.js';
+import { ApiError, conflict, unauthorized } from '../../http/errors.js';
 import { HISTORY_TURNS_MAX } from '../../../api/sessions.js';
 import { memorizeSession, memoryOffMessage, policyOf, relevantMemories } from './memory.js';
 import { sessionStore } from './store.js';
@@ -16,6 +16,17 @@ export const MEMORIZE_AUTH_MESSAGE = 'memorize requires a credential (writing to
  * memories travel with the request (`history`, `memories`, each only when not empty), and the
  * turn is recorded before the response ends, then memorized when the caller asked.
  */
+/** Runs fn; a 503 (the secret store sealed or off, so turns cannot be sealed or opened) is logged and skipped. */
+function unlessSealed<T>(ctx: AreaContext, what: string, fn: () => T): T | undefined {
+  try {
+    return fn();
+  } catch (e) {
+    if (!(e instanceof ApiError) || e.status !== 503) throw e;
+    ctx.log.warn(`session ${what}: ${e.message}`);
+    return undefined;
+  }
+}
+
 export function agentSessionsHook(ctx: AreaContext): AgentSessionsHook {
   return {
     begin(agent, body, authenticated): InvokeTurn {
@@ -25,14 +36,15 @@ export function agentSessionsHook(ctx: AreaContext): AgentSessionsHook {
       }
       const session = sessionStore.get(ctx.db, agent.id, body.session_id);
       if (session && session.user_id !== body.user_id) throw conflict(`session ${body.session_id} belongs to another user: omit session_id for a new one`);
-      const history = session ? sessionStore.recentTurns(ctx.db, agent.id, body.session_id, HISTORY_TURNS_MAX).map((t) => ({ message: t.message, output: t.output })) : [];
+      const history = session ? (unlessSealed(ctx, 'history not read', () => sessionStore.recentTurns(ctx.db, agent.id, body.session_id, HISTORY_TURNS_MAX)) ?? []).map((t) => ({ message: t.message, output: t.output })) : [];
       const memories = relevantMemories(ctx, agent.id, body.user_id, body.message ?? '');
       const startedAt = isoNow(ctx.clock);
       const chunks: Buffer[] = [];
       let size = 0;
       const record = (status: number, out: { output: string; tool_calls: unknown[]; events: unknown[] }) => {
         if (status >= 400) return;
-        sessionStore.append(ctx.db, agent.id, body.session_id, {
+        // Turns are sealed at rest: with the secret store sealed the answer still goes out, unrecorded.
+        unlessSealed(ctx, 'turn not recorded', () => sessionStore.append(ctx.db, agent.id, body.session_id, {
           user_id: body.user_id,
           message: body.message ?? '',
           output: out.output,
@@ -41,7 +53,7 @@ export function agentSessionsHook(ctx: AreaContext): AgentSessionsHook {
           status,
           started_at: startedAt,
           finished_at: isoNow(ctx.clock),
-        });
+        }));
       };
       const after = async () => {
         if (!body.memorize) return;
