@@ -133,31 +133,8 @@ export function sandboxCommand(spec: SandboxSpec): { cmd: string; args: string[]
   if (spec.privateNetwork) a.push('--unshare-net');
   if (!runsAsRoot()) a.push('--unshare-user', '--cap-drop', 'ALL');
   // /dev/shm is the POSIX semaphores' and shared memory's home (Python's multiprocessing locks).
-  a.push('--perms', '1777', '--tmpfs', '/tmp', '--perms', '1777', '--tmpfs', '/dev/shm', '--ro-bind', '/usr', '/usr');
-  for (const top of ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']) {
-    try {
-      const st = lstatSync(top);
-      if (st.isSymbolicLink()) a.push('--symlink', readlinkSync(top), top);
-      else if (st.isDirectory()) a.push('--ro-bind', top, top);
-    } catch {
-      // not on this machine
-    }
-  }
-  // Directories bwrap makes on its own are 0700 when it runs as root: make parents explicitly.
-  const made = new Set(['/', '/tmp', '/usr', '/proc', '/dev']);
-  const parents = (p: string) => {
-    const chain: string[] = [];
-    for (let d = dirname(p); !made.has(d) && d !== '/'; d = dirname(d)) chain.unshift(d);
-    for (const d of chain) {
-      a.push('--perms', '0755', '--dir', d);
-      made.add(d);
-    }
-  };
-  for (const f of ETC) {
-    if (!existsSync(f)) continue;
-    parents(f);
-    a.push('--ro-bind', f, f);
-  }
+  a.push('--perms', '1777', '--tmpfs', '/tmp', '--perms', '1777', '--tmpfs', '/dev/shm');
+  const { made, parents } = systemFiles(a, ETC);
   const binds = (paths: string[] | undefined, flag: string) => {
     for (const p of new Set((paths ?? []).map((x) => resolve(x)))) {
       if (!existsSync(p) || p.startsWith('/usr/')) continue;
@@ -180,9 +157,7 @@ export function sandboxCommand(spec: SandboxSpec): { cmd: string; args: string[]
     }
   }
   a.push('--chdir', spec.cwd);
-  let tail = runsAsRoot()
-    ? ['/usr/bin/setpriv', `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--', spec.cmd, ...spec.args]
-    : [spec.cmd, ...spec.args];
+  let tail = asSandboxUser(spec.cmd, spec.args);
   // A namespace of its own may let its unprivileged user bind any port (a container_port of 80,
   // as a Knative image may use); the setting is the namespace's, not the host's.
   if (spec.privateNetwork) tail = ['/bin/sh', '-c', 'echo 0 > /proc/sys/net/ipv4/ip_unprivileged_port_start 2>/dev/null; exec "$@"', 'sh', ...tail];
@@ -203,6 +178,46 @@ export function privateNetworkUnavailable(): Promise<string | undefined> {
     });
   });
   return netProbe;
+}
+
+/**
+ * The file system every bubblewrap sandbox starts from, pushed onto `a`: /usr and the top-level
+ * system directories read-only, and the given files of /etc. `parents` makes the parent
+ * directories of a further path 0755 (bwrap makes missing ones 0700 when it runs as root).
+ */
+export function systemFiles(a: string[], etc: readonly string[], madeAlready: readonly string[] = []): { made: Set<string>; parents: (p: string) => void } {
+  a.push('--ro-bind', '/usr', '/usr');
+  for (const top of ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']) {
+    try {
+      const st = lstatSync(top);
+      if (st.isSymbolicLink()) a.push('--symlink', readlinkSync(top), top);
+      else if (st.isDirectory()) a.push('--ro-bind', top, top);
+    } catch {
+      // not on this machine
+    }
+  }
+  const made = new Set(['/', '/tmp', '/usr', '/proc', '/dev', ...madeAlready]);
+  const parents = (p: string) => {
+    const chain: string[] = [];
+    for (let d = dirname(p); !made.has(d) && d !== '/'; d = dirname(d)) chain.unshift(d);
+    for (const d of chain) {
+      a.push('--perms', '0755', '--dir', d);
+      made.add(d);
+    }
+  };
+  for (const f of etc) {
+    if (!existsSync(f)) continue;
+    parents(f);
+    a.push('--ro-bind', f, f);
+  }
+  return { made, parents };
+}
+
+/** The command as it runs inside: a root daemon's drops to nobody with no capabilities through setpriv. */
+export function asSandboxUser(cmd: string, args: string[]): string[] {
+  return runsAsRoot()
+    ? ['/usr/bin/setpriv', `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--', cmd, ...args]
+    : [cmd, ...args];
 }
 
 /**

@@ -1,6 +1,5 @@
-import { existsSync, lstatSync, readlinkSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { SANDBOX_UID, runsAsRoot } from '../../runtime/sandbox.js';
+import { existsSync } from 'node:fs';
+import { asSandboxUser, runsAsRoot, systemFiles } from '../../runtime/sandbox.js';
 
 /**
  * The code sandbox's bubblewrap command line (spec 2 §4.6). Stricter than a workload's
@@ -30,31 +29,8 @@ export function bwrapArgs(spec: BwrapSpec): string[] {
   const a = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net', '--unshare-cgroup-try', '--hostname', 'sandbox'];
   if (!runsAsRoot()) a.push('--unshare-user', '--cap-drop', 'ALL');
   a.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--tmpfs', '/tmp', '--perms', '1777', '--tmpfs', '/dev/shm');
-  a.push('--perms', '1777', '--tmpfs', SANDBOX_WORKDIR, '--ro-bind', '/usr', '/usr');
-  for (const top of ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']) {
-    try {
-      const st = lstatSync(top);
-      if (st.isSymbolicLink()) a.push('--symlink', readlinkSync(top), top);
-      else if (st.isDirectory()) a.push('--ro-bind', top, top);
-    } catch {
-      // not on this machine
-    }
-  }
-  // bwrap makes missing parents 0700 when it runs as root: make them explicitly, readable.
-  const made = new Set(['/', '/tmp', '/usr', '/proc', '/dev', SANDBOX_WORKDIR]);
-  const parents = (p: string) => {
-    const chain: string[] = [];
-    for (let d = dirname(p); !made.has(d) && d !== '/'; d = dirname(d)) chain.unshift(d);
-    for (const d of chain) {
-      a.push('--perms', '0755', '--dir', d);
-      made.add(d);
-    }
-  };
-  for (const f of ETC) {
-    if (!existsSync(f)) continue;
-    parents(f);
-    a.push('--ro-bind', f, f);
-  }
+  a.push('--perms', '1777', '--tmpfs', SANDBOX_WORKDIR);
+  const { made, parents } = systemFiles(a, ETC, [SANDBOX_WORKDIR]);
   for (const p of new Set(spec.readOnly ?? [])) {
     if (!existsSync(p) || p.startsWith('/usr/')) continue;
     parents(p);
@@ -66,11 +42,7 @@ export function bwrapArgs(spec: BwrapSpec): string[] {
     a.push('--ro-bind', src, dest);
   }
   a.push('--chdir', SANDBOX_WORKDIR);
-  // A root daemon's sandboxes drop to nobody with no capabilities (as workloads do, runtime/sandbox.ts).
-  const tail = runsAsRoot()
-    ? ['/usr/bin/setpriv', `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--', spec.cmd, ...spec.args]
-    : [spec.cmd, ...spec.args];
-  return [...a, '--', ...tail];
+  return [...a, '--', ...asSandboxUser(spec.cmd, spec.args)];
 }
 
 /** What the sandbox's processes see as their environment: nothing of the daemon's. */
