@@ -1,3 +1,4 @@
+import { InFlight } from '../../in-flight.js';
 import type { AttachedConsumer, Broker } from './broker.js';
 import { take, type Delivery } from './pull.js';
 import { acknowledge } from './ack.js';
@@ -17,12 +18,14 @@ export const PUSH_CONSUMER = 'push-worker';
  * its lease in the database and is delivered again after restart.
  */
 export class PushWorker {
-  private inflight = 0;
   private scheduled = false;
   private timer?: NodeJS.Timeout;
   private stopped = false;
   private readonly abort = new AbortController();
-  private readonly running = new Set<Promise<void>>();
+  private readonly inFlight = new InFlight(
+    (e) => this.b.log.error('messaging: push delivery failed', { subscription: this.subId, error: String(e) }),
+    () => this.kick(),
+  );
   /** Deliveries answered 2xx, acknowledged together in one transaction on the next pump. */
   private acked: number[] = [];
 
@@ -41,7 +44,7 @@ export class PushWorker {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.abort.abort();
-    await Promise.allSettled([...this.running]);
+    await this.inFlight.settled();
     this.flushAcks();
     this.b.peekSubRuntime(this.subId)?.consumers.delete(PUSH_CONSUMER);
   }
@@ -83,26 +86,15 @@ export class PushWorker {
     const ordered = sub.type === 'exclusive' || sub.type === 'failover' ? 'all' : sub.type === 'key-shared' ? 'key' : undefined;
     const limit = ordered === 'all' ? 1 : Math.max(1, Math.min(this.b.config.pushConcurrency, sub.max_ack_pending));
     const timeoutMs = this.b.config.pushTimeoutMs > 0 ? this.b.config.pushTimeoutMs : sub.ack_deadline_seconds * 1000;
-    while (this.inflight < limit) {
+    while (this.inFlight.count < limit) {
       // The lease outlives the request timeout so a slow attempt is never handed out twice.
-      const batch = take(this.b, sub.id, PUSH_CONSUMER, limit - this.inflight, timeoutMs + 5_000, ordered);
+      const batch = take(this.b, sub.id, PUSH_CONSUMER, limit - this.inFlight.count, timeoutMs + 5_000, ordered);
       if (!batch.length) break;
-      for (const d of batch) this.track(this.deliver(sub, topic, d, timeoutMs));
+      for (const d of batch) this.inFlight.track(this.deliver(sub, topic, d, timeoutMs));
     }
     this.scheduleNext();
   }
 
-  private track(p: Promise<void>): void {
-    this.inflight++;
-    const q = p
-      .catch((e) => this.b.log.error('messaging: push delivery failed', { subscription: this.subId, error: String(e) }))
-      .finally(() => {
-        this.inflight--;
-        this.running.delete(q);
-        this.kick();
-      });
-    this.running.add(q);
-  }
 
   /** Wakes at the earliest backoff or lease expiry so retries need no polling. */
   private scheduleNext(): void {

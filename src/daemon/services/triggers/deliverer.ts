@@ -1,3 +1,4 @@
+import { InFlight } from '../../in-flight.js';
 import { readFile } from 'node:fs/promises';
 import type { AreaContext } from '../../area.js';
 import { tx } from '../../store/db.js';
@@ -17,12 +18,14 @@ import { deliverOnce } from './targets.js';
  * crash mid-attempt resumes it at start). Event driven: a new firing or a backoff expiry wakes it.
  */
 export class Deliverer {
-  private inflight = 0;
   private scheduled = false;
   private timer?: NodeJS.Timeout;
   private stopped = false;
   private readonly abort = new AbortController();
-  private readonly running = new Set<Promise<void>>();
+  private readonly inFlight = new InFlight(
+    (e) => this.ctx.log.error('triggers: delivery failed', { error: String((e as Error)?.stack ?? e) }),
+    () => this.kick(),
+  );
 
   constructor(
     private readonly ctx: AreaContext,
@@ -40,7 +43,7 @@ export class Deliverer {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.abort.abort();
-    await Promise.allSettled([...this.running]);
+    await this.inFlight.settled();
   }
 
   kick(): void {
@@ -59,33 +62,22 @@ export class Deliverer {
   private pump(): void {
     if (this.stopped) return;
     const now = this.clock.now();
-    const room = this.cfg.concurrency - this.inflight;
+    const room = this.cfg.concurrency - this.inFlight.count;
     if (room > 0) {
       for (const f of store.due(this.ctx.db, now, room)) {
         store.startAttempt(this.ctx.db, f.id, now);
-        this.track(this.attempt(f.id));
+        this.inFlight.track(this.attempt(f.id));
       }
     }
     this.armTimer();
   }
 
-  private track(p: Promise<void>): void {
-    this.inflight++;
-    const q = p
-      .catch((e) => this.ctx.log.error('triggers: delivery failed', { error: String((e as Error).stack ?? e) }))
-      .finally(() => {
-        this.inflight--;
-        this.running.delete(q);
-        this.kick();
-      });
-    this.running.add(q);
-  }
 
   /** Wakes at the earliest backoff expiry: retries need no polling. */
   private armTimer(): void {
     if (this.timer) clearTimeout(this.timer);
     const next = store.nextDueAt(this.ctx.db);
-    if (next === null || this.inflight >= this.cfg.concurrency) return;
+    if (next === null || this.inFlight.count >= this.cfg.concurrency) return;
     this.timer = setTimeout(() => this.kick(), Math.max(1, this.clock.realDelay(next - this.clock.now())));
   }
 
