@@ -230,12 +230,14 @@ export class Broker {
 
   /**
    * Waits until woken or `ms` passes. Also wakes at the subscription's next lease expiry, so a
-   * long poll returns a redelivery as soon as its deadline passes. No polling loop.
+   * long poll returns a redelivery as soon as its deadline passes. No polling loop. `lookedAt` is
+   * when the caller last took (no later than the take's own clock read): a row that fell due
+   * since then was not taken and must wake this waiter at once.
    */
-  waitFor(subId: number, ms: number, shared = false): Promise<void> {
+  waitFor(subId: number, ms: number, lookedAt: number, shared = false): Promise<void> {
     if (this.stopped || ms <= 0) return Promise.resolve();
     return new Promise((resolve) => {
-      const nextAt = this.store.nextVisibleAt(subId, this.clock.now());
+      const nextAt = this.store.nextVisibleAt(subId, lookedAt);
       const leaseIn = nextAt === undefined ? Infinity : Math.max(1, nextAt - this.clock.now());
       let set = this.waiters.get(subId);
       if (!set) this.waiters.set(subId, (set = new Set()));

@@ -129,12 +129,13 @@ export async function pull(
   let got: Delivery[] = [];
   try {
     for (;;) {
+      const lookedAt = b.clock.now();
       got = take(b, sub.id, opts.consumer, opts.max);
       // A full batch may have left messages behind: pass the wake-up on to the next waiting pull.
       if (got.length === opts.max && sub.type === 'shared') b.wakeForMessages(sub.id);
       const left = deadline - Date.now();
       if (got.length || left <= 0 || b.stopped || opts.aborted()) break;
-      await b.waitFor(sub.id, left, sub.type === 'shared');
+      await b.waitFor(sub.id, left, lookedAt, sub.type === 'shared');
     }
   } finally {
     rt.disconnect(opts.consumer, b.clock.now());

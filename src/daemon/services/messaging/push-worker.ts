@@ -86,23 +86,29 @@ export class PushWorker {
     const ordered = sub.type === 'exclusive' || sub.type === 'failover' ? 'all' : sub.type === 'key-shared' ? 'key' : undefined;
     const limit = ordered === 'all' ? 1 : Math.max(1, Math.min(this.b.config.pushConcurrency, sub.max_ack_pending));
     const timeoutMs = this.b.config.pushTimeoutMs > 0 ? this.b.config.pushTimeoutMs : sub.ack_deadline_seconds * 1000;
+    // Taken before the takes, whose own clock reads are no earlier: see scheduleNext.
+    const lookedAt = this.b.clock.now();
     while (this.inFlight.count < limit) {
       // The lease outlives the request timeout so a slow attempt is never handed out twice.
       const batch = take(this.b, sub.id, PUSH_CONSUMER, limit - this.inFlight.count, timeoutMs + 5_000, ordered);
       if (!batch.length) break;
       for (const d of batch) this.inFlight.track(this.deliver(sub, topic, d, timeoutMs));
     }
-    this.scheduleNext();
+    this.scheduleNext(lookedAt);
   }
 
 
-  /** Wakes at the earliest backoff or lease expiry so retries need no polling. */
-  private scheduleNext(): void {
+  /**
+   * Wakes at the earliest backoff or lease expiry so retries need no polling. It looks for rows
+   * due after `lookedAt` (a time no later than the takes' own), not after the current time: a row
+   * that fell due between the take and now (a timer may fire a millisecond early) was not taken,
+   * and looking past it would leave it waiting for an unrelated wake-up.
+   */
+  private scheduleNext(lookedAt: number): void {
     if (this.timer) clearTimeout(this.timer);
-    const now = this.b.clock.now();
-    const next = this.b.store.nextVisibleAt(this.subId, now);
+    const next = this.b.store.nextVisibleAt(this.subId, lookedAt);
     if (next === undefined) return;
-    this.timer = setTimeout(() => this.kick(), Math.max(1, next - now));
+    this.timer = setTimeout(() => this.kick(), Math.max(1, next - this.b.clock.now()));
   }
 
   private async deliver(sub: SubRow, topic: TopicRow, d: Delivery, timeoutMs: number): Promise<void> {
