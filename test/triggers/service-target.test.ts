@@ -10,7 +10,7 @@ import { history, triggersPath, until } from './helpers.js';
 /**
  * A serverless service as the target: the delivery goes through the data plane's internal
  * address (the internal listener, /services/<short>/<name>) to target.path and succeeds on the
- * service's 200.
+ * service's 200; a service scaled to zero is cold-started by the delivery.
  */
 const python = await runtimeAvailable('python');
 if (!python.ok) console.warn(`SKIPPED: service targets: ${python.reason}`);
@@ -21,7 +21,7 @@ let p: string;
 
 beforeAll(async () => {
   if (!python.ok) return;
-  d = await startTestDaemon({ workloads: { ...workloadConfigFromEnv({}), idleMs: 30_000, portMin: 38500, portMax: 38599 } });
+  d = await startTestDaemon({ workloads: { ...workloadConfigFromEnv({}), idleMs: 1_500, portMin: 38500, portMax: 38599 } });
   c = await cast(d);
   p = c.project.id;
   const up = await fetch(`${d.url}/v1/projects/${p}/services/sources`, {
@@ -49,5 +49,22 @@ describe.skipIf(!python.ok)('a serverless service as the target', () => {
     expect(fs[0]).toMatchObject({ status: 'succeeded', http_status: 200 });
     const logs = await d.api('GET', `/v1/projects/${p}/services/web/logs?tail=50`, { token: c.member.token });
     expect(logs.text).toContain('served /hook');
+  });
+
+  it('a service scaled to zero is cold-started by the delivery', { timeout: 60_000 }, async () => {
+    const metrics = async () => (await d.api('GET', `/v1/projects/${p}/services/web/metrics`, { token: c.member.token })).body;
+    // Idle past the daemon's idle time (1.5 s here): the service has no instance left.
+    await until(metrics, (m) => m.instances.current === 0, 30_000, 100);
+    const r = await d.api('POST', triggersPath(p), {
+      token: c.member.token,
+      body: { name: 'wake-web', target: { service: 'web', path: '/wake' }, source: { type: 'schedule', schedule: { cron: '0 0 1 1 *', payload: '{"job":"wake"}' } }, retry: { max_attempts: 1 } },
+    });
+    expect(r.status, r.text).toBe(202);
+    expect((await d.api('POST', `${triggersPath(p)}/wake-web:fire`, { token: c.member.token })).status).toBe(202);
+    // One attempt only: the cold start happens inside the delivery, not through a retry.
+    const fs = await until(() => history(d, c.member.token, p, 'wake-web'), (f) => ['succeeded', 'failed', 'dead_lettered'].includes(f[0]?.status), 50_000, 100);
+    expect(fs[0]).toMatchObject({ status: 'succeeded', http_status: 200, attempts: 1 });
+    const logs = await d.api('GET', `/v1/projects/${p}/services/web/logs?tail=50`, { token: c.member.token });
+    expect(logs.text).toContain('served /wake');
   });
 });
