@@ -20,14 +20,18 @@ export function storedSplit(split: AgentTrafficTarget[]): string | null {
   return isDefault ? null : JSON.stringify(split);
 }
 
-/** The revision a latest_revision target goes to: the newest that serves (the supervisor's current one). */
-export const latestServing = (agent: Pick<AgentRow, 'serving_revision' | 'latest_revision'>) => agent.serving_revision ?? agent.latest_revision ?? undefined;
+/**
+ * The revision a latest_revision target goes to: the newest that serves. None before a first
+ * deploy step starts (a failed first build serves nothing); requests then go where the
+ * supervisor's current revision says, as before splits existed.
+ */
+export const latestServing = (agent: Pick<AgentRow, 'serving_revision'>) => agent.serving_revision ?? undefined;
 
 /**
  * The split resolved to revisions: latest targets replaced by the revision they follow, shares
  * of the same revision merged, 0 % dropped; in the split's order. Empty before anything serves.
  */
-export function servedTraffic(agent: Pick<AgentRow, 'traffic' | 'serving_revision' | 'latest_revision'>): ServedTraffic[] {
+export function servedTraffic(agent: Pick<AgentRow, 'traffic' | 'serving_revision'>): ServedTraffic[] {
   const latest = latestServing(agent);
   const merged = new Map<string, number>();
   for (const t of splitOf(agent)) {
@@ -46,7 +50,7 @@ export function servedTraffic(agent: Pick<AgentRow, 'traffic' | 'serving_revisio
 export class TrafficRouter {
   private readonly rotations = new Map<string, { signature: string; splitter: Splitter }>();
 
-  /** The revision this request goes to; undefined before any revision serves. */
+  /** The revision this request goes to; undefined (the supervisor's current one) before any revision serves. */
   pick(agent: AgentRow): string | undefined {
     const served = servedTraffic(agent);
     if (served.length <= 1) return served[0]?.revision_name;
