@@ -43,13 +43,8 @@ describe('platform agents traffic', { timeout: 120_000 }, () => {
     expect(pinned.json).toEqual({ agent: 'tr', traffic: [{ revision_name: 'tr-00001', percent: 100 }], active_traffic: [{ revision_name: 'tr-00001', percent: 100 }] });
     expect(await revisionOf()).toBe('tr-00001');
 
-    const split = await sb.run(['agents', 'traffic', 'tr', '-p', 'default', '--to', 'tr-00001=50', '--to', 'latest=50', '--json']);
-    expect(split.exitCode, split.stderr).toBe(0);
-    expect(split.json.active_traffic).toEqual([
-      { revision_name: 'tr-00001', percent: 50 },
-      { revision_name: 'tr-00002', percent: 50 },
-    ]);
-    const human = await sb.run(['agents', 'traffic', 'tr']);
+    // Human output this time: the split as set, then what is served.
+    const human = await sb.run(['agents', 'traffic', 'tr', '-p', 'default', '--to', 'tr-00001=50', '--to', 'latest=50']);
     expect(human.exitCode, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/^split: tr-00001 50%, latest 50%$/m);
     expect(human.stdout).toMatch(/^tr-00001\s+50%$/m);
@@ -58,17 +53,14 @@ describe('platform agents traffic', { timeout: 120_000 }, () => {
 
   it('refuses a bad split before and at the daemon, with exit codes and JSON errors', async () => {
     // Independent runs side by side: each is a CLI process with its own start-up.
-    const [sum, both, unknown, missing, help] = await Promise.all([
-      sb.run(['agents', 'traffic', 'tr', '--to', '1=60', '--to', 'latest=30', '--json']),
-      sb.run(['agents', 'traffic', 'tr', '--to', '1=100', '--pin', '1']),
+    const [sum, unknown, missing, help] = await Promise.all([
+      sb.run(['agents', 'traffic', 'tr', '--to', '1=60', '--to', 'latest=30', '--pin', '1', '--json']),
       sb.run(['agents', 'traffic', 'tr', '--to', '99=100', '--json']),
       sb.run(['agents', 'traffic', 'nope', '--json']),
       sb.run(['agents', 'traffic', '--help']),
     ]);
     expect(sum.exitCode).toBe(2);
-    expect(sum.json.error).toBe('the split sums to 90 percent, not 100');
-    expect(both.exitCode).toBe(2);
-    expect(both.stderr).toMatch(/give --to or --pin, not both/);
+    expect(sum.json.error).toBe('give --to or --pin, not both');
     expect(unknown.exitCode).toBe(1);
     expect(unknown.json).toMatchObject({ status: 400, error: 'traffic validation: traffic[0]: unknown revision tr-00099' });
     expect(missing.exitCode).toBe(1);
@@ -88,7 +80,6 @@ describe('platform agents traffic', { timeout: 120_000 }, () => {
     const seen = await Promise.all([revisionOf(), revisionOf()]);
     expect(seen.sort()).toEqual(['tr-00001', 'tr-00002']);
     const back = await sb.run(['agents', 'traffic', 'tr', '--pin', 'latest', '--json']);
-    expect(back.json.traffic).toEqual([{ latest_revision: true, percent: 100 }]);
-    expect(await revisionOf()).toBe('tr-00002');
+    expect(back.json).toEqual({ agent: 'tr', traffic: [{ latest_revision: true, percent: 100 }], active_traffic: [{ revision_name: 'tr-00002', percent: 100 }] });
   });
 });
