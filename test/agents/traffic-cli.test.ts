@@ -49,6 +49,10 @@ describe('platform agents traffic', { timeout: 120_000 }, () => {
     expect(human.stdout).toMatch(/^split: tr-00001 50%, latest 50%$/m);
     expect(human.stdout).toMatch(/^tr-00001\s+50%$/m);
     expect(human.stdout).toMatch(/^tr-00002\s+50%$/m);
+    const [revs, get] = await Promise.all([sb.run(['agents', 'revisions', 'tr']), sb.run(['agents', 'get', 'tr'])]);
+    expect(revs.stdout).toMatch(/^tr-00002 \* .* 50%$/m);
+    expect(revs.stdout).toMatch(/^tr-00001 \* .* 50%$/m);
+    expect(get.stdout).toMatch(/^traffic +tr-00001 50%, tr-00002 50%$/m);
   });
 
   it('refuses a bad split before and at the daemon, with exit codes and JSON errors', async () => {
