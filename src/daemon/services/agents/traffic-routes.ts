@@ -65,6 +65,6 @@ function setTraffic(d: Deps, principal: Principal, name: string, projectRef: str
     writeAudit(db, clock, { projectId: access.project.id, actor: principal.email, action: 'agent.traffic.set', target: name, details: { traffic: split }, requestId });
     return true;
   });
-  if (changed) void d.rt.applyTraffic(agent.id);
+  if (changed) d.rt.applyTraffic(agent.id).catch((e: Error) => d.ctx.log.warn('applying a traffic split failed', { agent: name, error: e.message }));
   return view(d, agentStore.byId(db, agent.id)!);
 }
