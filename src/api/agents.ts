@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MiB, route } from './contract.js';
 import { PageQuery, Timestamp, Uuid } from './common.js';
+import { TrafficTarget } from './traffic.js';
 
 /** Agent and function names (spec 1 §4.12): a lowercase DNS label of at most 63 characters. */
 export const AGENT_NAME_RE = /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -43,6 +44,17 @@ export const AgentConfig = z.strictObject({
 });
 export type AgentConfig = z.infer<typeof AgentConfig>;
 
+/**
+ * One target of an agent's traffic split (docs/decisions/agents-traffic.md): the services' shape
+ * (spec 2 §4.3) without tags, since an agent has one address. A named revision is pinned; a
+ * latest_revision target follows every new revision that serves.
+ */
+export const AgentTrafficTarget = TrafficTarget.omit({ tag: true });
+export type AgentTrafficTarget = z.infer<typeof AgentTrafficTarget>;
+/** What is served: each revision taking requests with its merged share. */
+export const ServedTraffic = z.object({ revision_name: z.string(), percent: z.number().int() });
+export type ServedTraffic = z.infer<typeof ServedTraffic>;
+
 /** Agent or function view of spec 1 §2.2. */
 export const AgentView = z.object({
   name: z.string(),
@@ -56,8 +68,13 @@ export const AgentView = z.object({
   external_url: z.string().optional(),
   public_url: z.string(),
   latest_revision: z.string().optional(),
-  /** The revision requests go to; differs from latest_revision while a newer one deploys or after it failed. */
+  /**
+   * The newest revision that serves (where a latest_revision target goes); differs from
+   * latest_revision while a newer one deploys or after it failed. A pinned split sends requests elsewhere: see active_traffic.
+   */
   serving_revision: z.string().optional(),
+  traffic: z.array(AgentTrafficTarget).describe('the split as set (default: latest_revision 100)'),
+  active_traffic: z.array(ServedTraffic).describe('what is served: revisions with their share; empty before a revision serves'),
   message: z.string().optional(),
   owner: z.string(),
   project_id: Uuid,
@@ -73,8 +90,9 @@ export const RevisionView = z.object({
   name: z.string(),
   agent: z.string(),
   state: z.enum(REVISION_STATES),
-  /** True for the revision requests go to now. */
+  /** True for a revision that takes requests now (a share of the split above 0). */
   serving: z.boolean(),
+  traffic_percent: z.number().int(),
   /** Why it failed (the build output's last lines, or the start error). */
   message: z.string().optional(),
   reason: z.enum(['deploy', 'redeploy', 'config', 'secrets', 'env']),
@@ -169,6 +187,41 @@ export const agentRoutes = {
     query: PageQuery.extend({ project: z.string().optional() }),
     status: 200,
     response: z.object({ agent: z.string(), revisions: z.array(RevisionView), next_page_token: z.string() }),
+  }),
+  pin: route({
+    id: 'agents.revisions.pin',
+    method: 'POST',
+    path: '/v1/agents/{name}/revisions',
+    summary: 'Send 100% of requests to one revision (revision_name), or back to the latest (latest_revision true)',
+    auth: 'any',
+    params: NameParams,
+    query: ProjectQuery,
+    body: z.strictObject({ revision_name: z.string().optional(), latest_revision: z.boolean().optional() }),
+    status: 200,
+    response: AgentView,
+  }),
+  trafficGet: route({
+    id: 'agents.traffic.get',
+    method: 'GET',
+    path: '/v1/agents/{name}/set-traffic',
+    summary: 'The split as set (the body set-traffic takes) and what is served',
+    auth: 'any',
+    params: NameParams,
+    query: ProjectQuery,
+    status: 200,
+    response: z.object({ agent: z.string(), traffic: z.array(AgentTrafficTarget), active_traffic: z.array(ServedTraffic) }),
+  }),
+  setTraffic: route({
+    id: 'agents.traffic.set',
+    method: 'POST',
+    path: '/v1/agents/{name}/set-traffic',
+    summary: 'Replace the whole traffic split between revisions (percentages sum to 100)',
+    auth: 'any',
+    params: NameParams,
+    query: ProjectQuery,
+    body: z.strictObject({ traffic: z.array(AgentTrafficTarget).optional().describe('required: the complete split') }),
+    status: 200,
+    response: AgentView,
   }),
   logs: route({
     id: 'agents.logs',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { KiB, MiB, route, withProjectIdRule, withRateLimit } from './contract.js';
 import { Note, PageQuery, Timestamp } from './common.js';
 import { ProjectParams } from './projects.js';
+import { TrafficTarget } from './traffic.js';
 
 /**
  * Serverless services: scale-to-zero container services with immutable revisions and traffic
@@ -97,14 +98,8 @@ export const Publish = z.strictObject({
   host: z.string().optional().describe('stored but ignored'),
 });
 
-/** One target of a split: a named revision or the latest ready one (checked by the daemon). */
-export const TrafficTarget = z.strictObject({
-  revision_name: z.string().optional(),
-  latest_revision: z.boolean().optional(),
-  percent: z.number().optional().describe('0 to 100; the split sums to 100'),
-  tag: z.string().optional().describe('its own address http://<tag>-<name>-<short>.apps.localhost:<port>'),
-});
-export type TrafficTarget = z.infer<typeof TrafficTarget>;
+// One target of a split: shared with agents' traffic (src/api/traffic.ts).
+export { TrafficTarget };
 
 const fields = {
   image: z.string().optional().describe('required on create: a docker reference, or source.platform.local/<short>/sha256-<hex> from POST .../services/sources'),

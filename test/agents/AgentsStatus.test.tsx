@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { AgentsStatus } from '../../src/tui/AgentsStatus.js';
 import type { AgentView } from '../../src/api/agents.js';
 
-const base = { kind: 'function', framework: 'function', owner: 'a@b.c', project_id: '00000000-0000-0000-0000-000000000000', created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' } as const;
-const agents: AgentView[] = [
+const base = { kind: 'function', framework: 'function', owner: 'a@b.c', project_id: '00000000-0000-0000-0000-000000000000', created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z', } as const;
+const agents: AgentView[] = ([
   { ...base, name: 'hello', state: 'ready', ready: true, latest_revision: 'hello-00002', public_url: 'http://hello-abc123.apps.localhost:7070' },
   {
     ...base,
@@ -17,7 +17,7 @@ const agents: AgentView[] = [
     message: 'revision kept-00003 failed to build (kept-00002 keeps serving): ./main.go:4:1: syntax error: unexpected }\n# function\n./main.go:4:1: syntax error: unexpected }',
   },
   { ...base, name: 'broken', state: 'failed', ready: false, public_url: 'http://broken-abc123.apps.localhost:7070', message: 'build 1 for broken\nframework adk needs "google-adk"' },
-];
+] as Omit<AgentView, 'traffic' | 'active_traffic'>[]).map((a) => ({ ...a, traffic: [], active_traffic: [] }));
 
 describe('AgentsStatus', () => {
   it('shows each agent with its state, revision and address, and why a failed one failed', () => {

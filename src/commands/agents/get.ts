@@ -12,7 +12,9 @@ export default class AgentsGet extends BaseCommand {
   async run() {
     const { args, flags } = await this.parse(AgentsGet);
     const a = await (await this.client()).call(agentRoutes.get, { params: { name: args.name }, query: projectQuery(flags.project, flags.context) });
-    this.fields(a, ['name', 'state', 'ready', 'kind', 'framework', 'runtime', 'latest_revision', 'image', 'public_url', 'owner', 'created_at', 'updated_at', 'message']);
+    // The served split on one line (`hello-00001 90%, hello-00002 10%`); the whole of it: `agents traffic`.
+    const traffic = a.active_traffic.map((t) => `${t.revision_name} ${t.percent}%`).join(', ') || undefined;
+    this.fields({ ...a, traffic }, ['name', 'state', 'ready', 'kind', 'framework', 'runtime', 'latest_revision', 'traffic', 'image', 'public_url', 'owner', 'created_at', 'updated_at', 'message']);
     return a;
   }
 }

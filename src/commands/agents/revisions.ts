@@ -26,8 +26,9 @@ export default class AgentsRevisions extends BaseCommand {
       { header: 'env', get: (r) => r.env_keys },
       { header: 'secrets', get: (r) => r.secret_keys },
       { header: 'created', get: (r) => r.created_at },
+      { header: 'traffic', get: (r) => (r.traffic_percent ? `${r.traffic_percent}%` : '') },
     ], 'no revisions yet');
-    if (res.revisions.some((r) => r.serving)) this.note('* serves requests');
+    if (res.revisions.some((r) => r.serving)) this.note('* serves requests (split them with `platform agents traffic`)');
     for (const r of res.revisions.filter((x) => x.state === 'failed')) this.note(`${r.name}: ${(r.message ?? '').split('\n')[0]}`);
     if (res.next_page_token) this.note(`more: --page-token ${res.next_page_token}`);
     return res;

@@ -51,6 +51,8 @@ interface Live {
 
 interface Slot {
   key: string;
+  /** Set on a slot that runs one revision whatever serves by default (a traffic split's other targets). */
+  pinned?: string;
   live?: Live;
   starting?: Promise<Live>;
   lastUsed: number;
@@ -61,6 +63,8 @@ interface Slot {
 }
 
 const MAX_BACKOFF_MS = 30_000;
+/** A pinned slot's map key: NUL never occurs in a workload id or a revision name. */
+const slotId = (key: string, pinned?: string) => (pinned === undefined ? key : `${key}\0${pinned}`);
 /** After this many failed restarts in a row the supervisor waits for the next request instead. */
 const MAX_EAGER_RESTARTS = 6;
 
@@ -68,7 +72,8 @@ const MAX_EAGER_RESTARTS = 6;
  * Runs workloads on scale-to-zero instances (DESIGN.md): the first request starts an instance
  * and waits for it, an instance idle for `idleMs` stops, a crashed one restarts with doubling
  * backoff and its crash reaches the logs. One instance serves a workload at a time; a new
- * revision replaces the old instance on the next request.
+ * revision replaces the old instance on the next request. A traffic split asks for other
+ * revisions by name: each gets a pinned slot of its own, with the same lifecycle.
  */
 export class Supervisor {
   private readonly slots = new Map<string, Slot>();
@@ -87,9 +92,12 @@ export class Supervisor {
     this.sweeper.unref();
   }
 
-  /** Gets a serving instance (cold-starting one if needed) and marks the workload busy until `release`. */
-  async acquire(key: string): Promise<{ port: number; instance: string; headers: Record<string, string>; release(): void }> {
-    const slot = this.slot(key);
+  /**
+   * Gets a serving instance (cold-starting one if needed) and marks the workload busy until
+   * `release`; of `revision` when given (a traffic split's pick), else of the current one.
+   */
+  async acquire(key: string, revision?: string): Promise<{ port: number; instance: string; revision: string; headers: Record<string, string>; release(): void }> {
+    const slot = this.slotFor(key, revision);
     slot.inflight++;
     slot.lastUsed = Date.now();
     try {
@@ -98,6 +106,7 @@ export class Supervisor {
       return {
         port: live.port,
         instance: live.id,
+        revision: live.revision,
         headers: instanceHeaders(live.secret),
         release: () => {
           if (released) return;
@@ -114,30 +123,53 @@ export class Supervisor {
 
   /** Starts an instance of a revision now (deploy step; default: the serving one) and returns its id. */
   async warm(key: string, revision?: string): Promise<string> {
-    const slot = this.slot(key);
+    const slot = this.slotFor(key, revision);
     slot.lastUsed = Date.now();
-    return (await this.ensure(slot, revision)).id;
+    return (await this.ensure(slot, slot.pinned ? undefined : revision)).id;
   }
 
-  /** The instance serving now, for live logs; undefined when scaled to zero. */
+  /** The instance serving now (the current revision's first, else a pinned one's), for live logs; undefined when scaled to zero. */
   live(key: string): LogCapture | undefined {
-    const l = this.slots.get(key)?.live;
-    return l && !l.stopping ? l.logs : undefined;
+    const l = [this.slots.get(key), ...this.pinnedSlots(key)].map((s) => s?.live).find((x) => x && !x.stopping);
+    return l?.logs;
   }
 
+  /** One entry per running instance: a workload running several revisions appears once for each. */
   runningKeys(): string[] {
     return [...this.slots.values()].filter((s) => s.live && !s.live.stopping).map((s) => s.key);
   }
 
   /** Stops every instance of a workload and forgets it (delete). */
   async remove(key: string): Promise<void> {
-    const slot = this.slots.get(key);
-    if (!slot) return;
-    slot.removed = true;
-    clearTimeout(slot.restartTimer);
-    this.slots.delete(key);
-    await slot.starting?.catch(() => undefined);
-    if (slot.live) await this.stop(slot.live, 'workload deleted');
+    const slots = [this.slots.get(key), ...this.pinnedSlots(key)].filter((s): s is Slot => s !== undefined);
+    await Promise.all(
+      slots.map(async (slot) => {
+        slot.removed = true;
+        clearTimeout(slot.restartTimer);
+        this.slots.delete(slotId(slot.key, slot.pinned));
+        await slot.starting?.catch(() => undefined);
+        if (slot.live) await this.stop(slot.live, 'workload deleted');
+      }),
+    );
+  }
+
+  /**
+   * Stops the idle instances of revisions no longer in `keep` (a split that gives them 0 %): pinned
+   * slots are forgotten, the current revision's slot starts again on its next request. An instance
+   * with requests in flight finishes them and is left to the idle sweep.
+   */
+  async retire(key: string, keep: readonly string[], why: string): Promise<void> {
+    const slots = [this.slots.get(key), ...this.pinnedSlots(key)].filter((s): s is Slot => s !== undefined);
+    await Promise.all(
+      slots.map(async (slot) => {
+        const live = slot.live;
+        if (!live || live.stopping || keep.includes(live.revision) || slot.inflight > 0) return;
+        slot.live = undefined;
+        clearTimeout(slot.restartTimer);
+        if (slot.pinned) this.slots.delete(slotId(slot.key, slot.pinned));
+        await this.stop(live, why);
+      }),
+    );
   }
 
   /** Stops the current instance so the next request starts the newest revision with its settings. */
@@ -185,16 +217,27 @@ export class Supervisor {
     }
   };
 
-  private slot(key: string): Slot {
-    let s = this.slots.get(key);
+  /** The current revision runs in the workload's own slot; any other asked-for revision in a pinned one. */
+  private slotFor(key: string, revision: string | undefined): Slot {
+    const pinned = revision !== undefined && revision !== this.hooks.currentRevision(key) ? revision : undefined;
+    return this.slot(key, pinned);
+  }
+
+  private pinnedSlots(key: string): Slot[] {
+    return [...this.slots.values()].filter((s) => s.key === key && s.pinned !== undefined);
+  }
+
+  private slot(key: string, pinned?: string): Slot {
+    const id = slotId(key, pinned);
+    let s = this.slots.get(id);
     if (!s) {
-      s = { key, lastUsed: Date.now(), inflight: 0, crashes: 0, removed: false };
-      this.slots.set(key, s);
+      s = { key, pinned, lastUsed: Date.now(), inflight: 0, crashes: 0, removed: false };
+      this.slots.set(id, s);
     }
     return s;
   }
 
-  private async ensure(slot: Slot, want = this.hooks.currentRevision(slot.key)): Promise<Live> {
+  private async ensure(slot: Slot, want = slot.pinned ?? this.hooks.currentRevision(slot.key)): Promise<Live> {
     const live = slot.live;
     if (live && !live.stopping && live.revision === want) return live;
     if (live && live.revision !== want) {

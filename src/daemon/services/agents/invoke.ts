@@ -59,10 +59,13 @@ export async function readInvokeBody(req: IncomingMessage, principal: Principal 
   return { ...body, session_id: body.session_id ?? randomString(32), user_id: body.user_id ?? person };
 }
 
-/** A serving instance for the agent, cold-starting one; a start that fails is a 503 naming why. */
+/**
+ * A serving instance for the agent, of the revision its traffic split picks for this request,
+ * cold-starting one; a start that fails is a 503 naming why.
+ */
 export async function acquire(d: Deps, agent: AgentRow) {
   try {
-    return await d.rt.supervisor.acquire(agent.id);
+    return await d.rt.supervisor.acquire(agent.id, d.rt.router.pick(agent));
   } catch (e) {
     if (e instanceof ApiError) throw e;
     throw new ApiError(503, `agent ${agent.name} could not start an instance: ${(e as Error).message}`.slice(0, 4000), { 'Retry-After': '2' });

@@ -24,6 +24,7 @@ import { refusedEnvGroup } from './env-rules.js';
 import { takeBoundSecrets } from './bound-secrets.js';
 import { LogWriter, pruneLogsInChunks } from './log-writer.js';
 import type { AgentConfig } from '../../../api/agents.js';
+import { TrafficRouter, servedTraffic } from './traffic.js';
 
 /** Spec 1 §8.4 instance sizes (medium is the default). */
 const INSTANCE_SIZES = {
@@ -44,6 +45,8 @@ export class AgentRuntime {
   readonly driver: Driver;
   readonly ports: PortAllocator;
   readonly supervisor: Supervisor;
+  /** Which revision each request goes to under the agent's traffic split. */
+  readonly router = new TrafficRouter();
   private readonly queue: BuildQueue;
   private readonly aborts = new Map<string, AbortController>();
   private readonly buildLogs = new Map<string, BuildLog>();
@@ -131,6 +134,7 @@ export class AgentRuntime {
 
   /** Stops every instance of a deleted agent, frees its ports and removes its artifacts. */
   async removeAgent(agentId: string, artifacts: string[]): Promise<void> {
+    this.router.forget(agentId);
     await this.supervisor.remove(agentId);
     for (const a of artifacts) await this.driver.discard(a).catch(() => undefined);
     if (this.driver.name === 'process') rmSync(join(this.ctx.config.home, 'workloads', agentId), { recursive: true, force: true });
@@ -139,6 +143,23 @@ export class AgentRuntime {
   /** Replaces the running instance after a settings change so the new revision serves next. */
   async recycle(agentId: string, why: string): Promise<void> {
     await this.supervisor.recycle(agentId, why);
+  }
+
+  /**
+   * After the split changed (or a new revision serves): every revision with a share gets an
+   * instance started now, idle instances of revisions left with 0 % stop (busy ones finish and
+   * scale to zero). A revision that fails to start is logged; its requests get the 503 of a cold start.
+   */
+  async applyTraffic(agentId: string): Promise<void> {
+    const agent = agentStore.byId(this.ctx.db, agentId);
+    if (!agent || this.stopped) return;
+    const routed = servedTraffic(agent).map((t) => t.revision_name);
+    await this.supervisor.retire(agentId, routed, 'its revision no longer takes traffic');
+    await Promise.all(
+      routed.map((revision) =>
+        this.supervisor.warm(agentId, revision).catch((e: Error) => this.ctx.log.warn('a revision of the traffic split did not start', { agent: agent.name, revision, error: e.message.slice(0, 500) })),
+      ),
+    );
   }
 
   /** Running instances per project, for the instances quota. */
@@ -269,6 +290,8 @@ export class AgentRuntime {
       }
     }
     revisionServes(this.ctx, agentId, revision);
+    // Under a pinned split the new revision proved it starts but takes no requests: it stops now.
+    await this.applyTraffic(agentId);
   }
 
   /** Everything an instance of that revision needs: its artifact and the workload's environment. */
@@ -312,6 +335,8 @@ export class AgentRuntime {
       ...secrets,
       ...(secrets.MODEL_API_KEY || m.apiKey ? { MODEL_API_KEY: secrets.MODEL_API_KEY || m.apiKey } : {}),
       AGENT_NAME: agent.name,
+      // Cloud Run's and Knative's name for it: under a traffic split, which revision answered.
+      K_REVISION: rev.name,
       AGENT_IMAGE: agent.image ?? '',
       PROJECT_SHORT: projectShort(db, agent.project_id),
       SVC_API_URL: `http://${config.host}:${config.port}`,

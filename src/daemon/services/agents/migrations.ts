@@ -103,4 +103,7 @@ export const agentMigrations = [
   // MCP servers recorded when the revision was rolled (spec 2 §4.2: MCP_SERVERS is computed at
   // revision build); rendered with current urls when an instance starts. JSON list of server ids.
   `ALTER TABLE agents_revisions ADD COLUMN mcp_servers TEXT NOT NULL DEFAULT '[]';`,
+  // The traffic split between revisions (docs/decisions/agents-traffic.md): a JSON list of
+  // targets in the services' shape; NULL is the default, every request to the latest revision.
+  `ALTER TABLE agents_agents ADD COLUMN traffic TEXT;`,
 ];

@@ -18,6 +18,7 @@ import { registerSecretBindings } from './secret-bindings.js';
 import { searchAgents } from './searchable.js';
 import { observeInvoke } from './invoke-record.js';
 import { registerSpecRoute } from './spec.js';
+import { registerTrafficRoutes } from './traffic-routes.js';
 import { agentStore, type BuildRow } from './store.js';
 import { readSourceArchive } from './unpack.js';
 import { readDeployUpload } from './upload.js';
@@ -37,6 +38,7 @@ export function createAgentsArea(): Area {
       registerRoutes(r, d);
       registerSecretBindings(d);
       registerSpecRoute(r, d);
+      registerTrafficRoutes(r, d);
       ctx.hooks.invokeAgent = async (c, projectId, name) => {
         const agent = servingAgent(d, name, projectId);
         observeInvoke(ctx, agent, c.res);

@@ -19,6 +19,7 @@ import { servicesRefusal } from '../accounts/quota-use.js';
 import { agentStore, type AgentRow, type BuildRow } from './store.js';
 import { safeRelativePath, type SourceFile } from './unpack.js';
 import { agentView, revisionView } from './view.js';
+import { servedTraffic } from './traffic.js';
 
 export interface Deps {
   ctx: AreaContext;
@@ -232,7 +233,8 @@ export function revisions(d: Deps, principal: Principal, name: string, query: Pa
   const page = d.ctx.pager.parse(query, `agent-revisions:${agent.id}`);
   const rows = agentStore.revisions(d.ctx.db, agent.id, page.size + 1, page.offset);
   const { items, next_page_token } = d.ctx.pager.slice(page, rows);
-  return { agent: name, revisions: items.map((r) => revisionView(name, r, agent.serving_revision)), next_page_token: next_page_token ?? '' };
+  const shares = new Map(servedTraffic(agent).map((t) => [t.revision_name, t.percent]));
+  return { agent: name, revisions: items.map((r) => revisionView(name, r, shares)), next_page_token: next_page_token ?? '' };
 }
 
 /**

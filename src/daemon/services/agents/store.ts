@@ -23,6 +23,8 @@ export interface AgentRow {
   latest_revision: string | null;
   /** Where requests go; null until a revision first serves (then latest_revision is used). */
   serving_revision?: string | null;
+  /** The split as set (JSON list of targets); null for the default, every request to the latest. */
+  traffic?: string | null;
   config: string;
   workload_key: string | null;
   created_at: string;

@@ -2,6 +2,7 @@ import type { AgentView, RevisionView } from '../../../api/agents.js';
 import { LIMITS } from '../../../api/agents.js';
 import type { DaemonConfig } from '../../config.js';
 import type { AgentRow, RevisionRow } from './store.js';
+import { servedTraffic, splitOf } from './traffic.js';
 
 /**
  * Public address of a workload. Locally the daemon itself routes by Host header, so the address
@@ -26,6 +27,8 @@ export function agentView(config: DaemonConfig, row: AgentRow, short: string): A
     public_url: pub,
     ...(row.latest_revision ? { latest_revision: row.latest_revision } : {}),
     ...(row.serving_revision ? { serving_revision: row.serving_revision } : {}),
+    traffic: splitOf(row),
+    active_traffic: servedTraffic(row),
     ...(row.message ? { message: row.message } : {}),
     owner: row.owner ?? '',
     project_id: row.project_id,
@@ -34,12 +37,15 @@ export function agentView(config: DaemonConfig, row: AgentRow, short: string): A
   };
 }
 
-export function revisionView(agent: string, r: RevisionRow, serving: string | null | undefined): RevisionView {
+/** A revision with its share of the served split (`shares`: revision name to percent). */
+export function revisionView(agent: string, r: RevisionRow, shares: ReadonlyMap<string, number>): RevisionView {
+  const percent = shares.get(r.name) ?? 0;
   return {
     name: r.name,
     agent,
     state: r.state,
-    serving: r.name === serving,
+    serving: percent > 0,
+    traffic_percent: percent,
     ...(r.message ? { message: r.message } : {}),
     reason: r.reason,
     build_id: r.build_id,

@@ -36,9 +36,9 @@ import {
   checkResources,
   checkScaling,
   checkTimeout,
-  checkTraffic,
   mergeScaling,
 } from './validate.js';
+import { checkTraffic } from '../../traffic/check.js';
 import { metricsView, revisionViews, serviceView } from './view.js';
 
 export interface Deps {

@@ -15,7 +15,7 @@ import { forward, UpstreamFailure } from './forward.js';
 import { Launcher, type SourceReader } from './launcher.js';
 import { Ledger } from './ledger.js';
 import { effectiveScaling, RevisionPool, type Instance } from './pool.js';
-import { Splitter } from './split.js';
+import { Splitter } from '../../../traffic/splitter.js';
 
 export interface DataPlaneOptions {
   home: string;
