@@ -84,6 +84,11 @@ export interface Hooks {
    * gate (404 for an unknown or someone else's agent), for areas that hang data off an agent.
    */
   ownedAgent?: (principal: Principal, name: string, projectRef: string | undefined) => OwnedAgentRef;
+  /**
+   * Set by the agents area: the agent a workload key belongs to, when it is the one named (a
+   * workload reaches its own agent's data, e.g. the harness's search_knowledge); undefined otherwise.
+   */
+  workloadOwnAgent?: (principal: Extract<Principal, { kind: 'workload' }>, name: string) => OwnedAgentRef | undefined;
   /** Set by the MCP area: which servers an agent revision records, and the MCP_SERVERS value they render to. */
   mcpServers?: McpServersHook;
   /** Dependencies reported by the daemon's `GET /healthz`, by name (messaging's, spec 3 §4.3). */

@@ -64,6 +64,11 @@ export function createAgentsArea(): Area {
       ctx.hooks.agentForward = (c, projectId, name, kind) => serveForGateway(d, c, projectId, name, kind);
       // Plain members search their own agents only, as they list them (spec 1 §4.12).
       ctx.hooks.searchables.push((scope, needle, limit) => searchAgents(ctx.db, scope, needle, limit));
+      ctx.hooks.workloadOwnAgent = (p, name) => {
+        if (p.workload !== name) return undefined;
+        const agent = agentStore.byName(ctx.db, p.projectId, name);
+        return agent ? { projectId: agent.project_id, agentId: agent.id, name: agent.name } : undefined;
+      };
       ctx.hooks.ownedAgent = (p, name, ref) => {
         const { access, agent } = ownedAgent(ctx, p, name, ref);
         return { projectId: access.project.id, agentId: agent.id, name: agent.name };
