@@ -71,7 +71,7 @@ export interface Hooks {
    * POST /v1/agents/{name}/invoke serves one (body rules, timeouts, observers); the caller (the
    * embed widget's route) has done its own checks.
    */
-  invokeAgent?: (c: RequestContext, projectId: string, name: string) => Promise<void>;
+  invokeAgent?: (c: RequestContext, projectId: string, name: string, asEndUser?: EndUserOf) => Promise<void>;
   /** Set by the agents area: running instances of one agent now. */
   agentInstances?: (agentId: string) => number;
   /**
@@ -175,7 +175,17 @@ export interface InvokeTurn {
 export interface AgentSessionsHook {
   /** Throws the invoke's refusal (anonymous memorize 401, memory off 409, someone else's session 409). */
   begin(agent: { id: string; name: string; kind: 'agent' | 'function' }, body: { message?: string; session_id: string; user_id: string; memorize?: boolean }, authenticated: boolean): InvokeTurn;
+  /** One user's sessions of an agent, newest first (the widget's end-user list). */
+  userSessions(agentId: string, userId: string, limit: number, offset: number): Array<{ id: string; turn_count: number; created_at: string; updated_at: string }>;
+  /** A session with its turns when it belongs to that user; undefined when missing or someone else's. */
+  userSession(agentId: string, id: string, userId: string): { session: { id: string; turn_count: number; created_at: string; updated_at: string }; turns: Array<{ index: number; message: string; output: string; finished_at: string }> } | undefined;
 }
+
+/**
+ * Names the caller of an anonymous invoke from its raw body (the widget: end_user), replacing any
+ * user_id; throws the 400 when the body does not name one.
+ */
+export type EndUserOf = (body: Record<string, unknown>) => string;
 
 /** One finished invoke: who, how it ended and how long it took (ids absent when the body was refused). */
 export interface InvokeRecord {

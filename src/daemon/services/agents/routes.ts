@@ -37,10 +37,10 @@ export function createAgentsArea(): Area {
       registerRoutes(r, d);
       registerSecretBindings(d);
       registerSpecRoute(r, d);
-      ctx.hooks.invokeAgent = async (c, projectId, name) => {
+      ctx.hooks.invokeAgent = async (c, projectId, name, asEndUser) => {
         const agent = servingAgent(d, name, projectId);
         observeInvoke(ctx, agent, c.res);
-        await invoke(d, undefined, agent, c.req, c.res, false);
+        await invoke(d, undefined, agent, c.req, c.res, false, asEndUser);
       };
       ctx.hooks.agentInstances = (agentId) => rt!.supervisor.runningKeys().filter((k) => k === agentId).length;
       ctx.hooks.projectDependents.push((projectId) => {
