@@ -14,6 +14,14 @@ export const Origin = z
   .regex(/^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/, 'must be an origin: scheme://host[:port], no path');
 export const EMBED_KEY_RE = /^emb_[A-Za-z0-9]{32}$/;
 export const EMBED_RATE_DEFAULT = 20;
+/**
+ * The widget's end user: a random secret the widget keeps in the browser's localStorage and sends
+ * with every call. The daemon never stores it: the session owner is WIDGET_USER_PREFIX plus a
+ * digest of it (docs/decisions/sessions.md, Widget end users).
+ */
+export const END_USER_RE = /^[A-Za-z0-9_-]{24,128}$/;
+export const WIDGET_USER_PREFIX = 'widget-';
+const EndUser = z.string().regex(END_USER_RE, "must be the widget's end-user id: 24 to 128 letters, digits, _ or -");
 
 const Theme = z.strictObject({
   title: z.string().max(100).optional(),
@@ -37,6 +45,11 @@ export const EmbedView = z.object({
 const NameParams = z.object({ name: AgentName });
 const ProjectQuery = z.object({ project: z.string().optional() });
 const KeyParams = z.object({ key: z.string().regex(EMBED_KEY_RE, 'must be an embed key (emb_ and 32 letters or digits)') });
+const KeySessionParams = KeyParams.extend({ id: z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, 'must match ^[A-Za-z0-9_.-]{1,128}$') });
+
+/** A past conversation as its end user sees it: what was said, not the harness's internals. */
+export const WidgetSession = z.object({ id: z.string(), turn_count: z.number().int(), created_at: Timestamp, updated_at: Timestamp });
+export const WidgetTurn = z.object({ index: z.number().int(), message: z.string(), output: z.string(), finished_at: Timestamp });
 
 export const embedRoutes = {
   get: route({ id: 'embed.get', method: 'GET', path: '/v1/agents/{name}/embed', summary: "The agent's widget settings and key", auth: 'any', params: NameParams, query: ProjectQuery, status: 200, response: EmbedView }),
@@ -84,11 +97,35 @@ export const embedRoutes = {
     id: 'embed.invoke',
     method: 'POST',
     path: '/v1/embed/{key}/invoke',
-    summary: "Anonymous: talk to the agent from an allowed Origin (body as invoke's), rate-limited per client address",
+    summary: "Anonymous: talk to the agent from an allowed Origin ({message, session_id?, end_user}: the session belongs to end_user), rate-limited per client address",
     auth: 'none',
     params: KeyParams,
     status: 200,
     response: z.object({}).passthrough(),
+  }),
+  // Reads by POST: the end-user secret travels in a text/plain JSON body (a CORS simple request, no
+  // preflight, and never in a URL that logs keep), as the widget's invoke does.
+  publicSessions: route({
+    id: 'embed.sessions',
+    method: 'POST',
+    path: '/v1/embed/{key}/sessions:list',
+    summary: "Anonymous: the widget end user's own sessions, newest first, paged; Origin must be allowed",
+    auth: 'none',
+    params: KeyParams,
+    body: z.strictObject({ end_user: EndUser, page_size: z.number().int().min(1).max(100).optional(), page_token: z.string().optional() }),
+    status: 200,
+    response: z.object({ sessions: z.array(WidgetSession), next_page_token: z.string() }),
+  }),
+  publicSession: route({
+    id: 'embed.session',
+    method: 'POST',
+    path: '/v1/embed/{key}/sessions/{id}:get',
+    summary: "Anonymous: one of the widget end user's own sessions with its turns; anyone else's is 404 like a missing one",
+    auth: 'none',
+    params: KeySessionParams,
+    body: z.strictObject({ end_user: EndUser }),
+    status: 200,
+    response: z.object({ session: WidgetSession, turns: z.array(WidgetTurn) }),
   }),
   script: route({ id: 'embed.script', method: 'GET', path: '/v1/embed/widget.js', summary: 'The widget script (text/javascript)', auth: 'none', status: 200, response: z.string() }),
 };

@@ -71,7 +71,7 @@ export interface Hooks {
    * POST /v1/agents/{name}/invoke serves one (body rules, timeouts, observers); the caller (the
    * embed widget's route) has done its own checks.
    */
-  invokeAgent?: (c: RequestContext, projectId: string, name: string) => Promise<void>;
+  invokeAgent?: (c: RequestContext, projectId: string, name: string, asEndUser?: EndUserOf) => Promise<void>;
   /** Set by the agents area: running instances of one agent now. */
   agentInstances?: (agentId: string) => number;
   /**
@@ -84,6 +84,11 @@ export interface Hooks {
    * gate (404 for an unknown or someone else's agent), for areas that hang data off an agent.
    */
   ownedAgent?: (principal: Principal, name: string, projectRef: string | undefined) => OwnedAgentRef;
+  /**
+   * Set by the agents area: the agent a workload key belongs to, when it is the one named (a
+   * workload reaches its own agent's data, e.g. the harness's search_knowledge); undefined otherwise.
+   */
+  workloadOwnAgent?: (principal: Extract<Principal, { kind: 'workload' }>, name: string) => OwnedAgentRef | undefined;
   /** Set by the MCP area: which servers an agent revision records, and the MCP_SERVERS value they render to. */
   mcpServers?: McpServersHook;
   /** Dependencies reported by the daemon's `GET /healthz`, by name (messaging's, spec 3 §4.3). */
@@ -170,7 +175,17 @@ export interface InvokeTurn {
 export interface AgentSessionsHook {
   /** Throws the invoke's refusal (anonymous memorize 401, memory off 409, someone else's session 409). */
   begin(agent: { id: string; name: string; kind: 'agent' | 'function' }, body: { message?: string; session_id: string; user_id: string; memorize?: boolean }, authenticated: boolean): InvokeTurn;
+  /** One user's sessions of an agent, newest first (the widget's end-user list). */
+  userSessions(agentId: string, userId: string, limit: number, offset: number): Array<{ id: string; turn_count: number; created_at: string; updated_at: string }>;
+  /** A session with its turns when it belongs to that user; undefined when missing or someone else's. */
+  userSession(agentId: string, id: string, userId: string): { session: { id: string; turn_count: number; created_at: string; updated_at: string }; turns: Array<{ index: number; message: string; output: string; finished_at: string }> } | undefined;
 }
+
+/**
+ * Names the caller of an anonymous invoke from its raw body (the widget: end_user), replacing any
+ * user_id; throws the 400 when the body does not name one.
+ */
+export type EndUserOf = (body: Record<string, unknown>) => string;
 
 /** One finished invoke: who, how it ended and how long it took (ids absent when the body was refused). */
 export interface InvokeRecord {

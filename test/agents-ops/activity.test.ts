@@ -3,6 +3,7 @@ import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { cast } from '../helpers/fixtures.js';
 import { waitState } from '../agents/helpers.js';
 import { deployAgent } from '../knowledge/fixtures.js';
+import { gw, sharedHost, viaHost } from '../gateway/helpers.js';
 
 /** GET /v1/agents/{name}/metrics and /users, from real invokes of a deployed function. */
 let d: TestDaemon;
@@ -59,5 +60,19 @@ describe('agent metrics and users', () => {
       expect((await d.api('GET', `/v1/agents/ghost/${path}${q}`, { token: c.member.token })).status).toBe(404);
       expect((await d.api('GET', `/v1/agents/busy/${path}${q}`)).status).toBe(401);
     }
+  });
+
+  it('invokes through the public address and through a gateway route count in the same metrics', async () => {
+    const metrics = async () => (await d.api('GET', `/v1/agents/busy/metrics${q}`, { token: c.member.token })).body.invocations as number;
+    const before = await metrics();
+    const json = { 'content-type': 'application/json' };
+    const direct = await viaHost(d, `busy-${c.project.short}.apps.localhost:${d.port}`, { method: 'POST', path: '/', headers: json, body: JSON.stringify({ message: 'public' }) });
+    expect(direct.status, direct.text).toBe(200);
+    expect((await d.api('POST', `${gw(c.project.id)}/endpoints`, { token: c.admin.token, body: { name: 'busy-route', target: { kind: 'function', name: 'busy' } } })).status).toBe(201);
+    expect((await d.api('POST', `${gw(c.project.id)}/endpoints/busy-route/publish`, { token: c.admin.token })).status).toBe(200);
+    const routed = await viaHost(d, sharedHost(d, 'busy-route', c.project.short), { method: 'POST', path: '/', headers: json, body: JSON.stringify({ message: 'gateway' }) });
+    expect(routed.status, routed.text).toBe(200);
+    expect(routed.body.reply).toBe('hello gateway');
+    expect(await metrics()).toBe(before + 2);
   });
 });

@@ -30,8 +30,8 @@ async function pageServer(html: () => string): Promise<{ server: Server; origin:
 const page = () => `<!doctype html><html><body><h1>shop</h1><script src="${d.url}/v1/embed/widget.js" data-key="${key}" data-autosend="from the browser"></script></body></html>`;
 
 /** Loads a page in headless chromium and returns the DOM once scripts and fetches have settled. */
-async function browse(url: string): Promise<string> {
-  const { stdout } = await run(CHROMIUM, ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', `--user-data-dir=${d.home}/chromium-${Date.now()}`, '--virtual-time-budget=15000', '--dump-dom', url], { timeout: 45_000 });
+async function browse(url: string, profile = `chromium-${Date.now()}`): Promise<string> {
+  const { stdout } = await run(CHROMIUM, ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', `--user-data-dir=${d.home}/${profile}`, '--virtual-time-budget=15000', '--dump-dom', url], { timeout: 45_000 });
   return stdout;
 }
 
@@ -106,9 +106,9 @@ describe.skipIf(!existsSync(CHROMIUM))('the widget in headless chromium', () => 
     expect(bad).not.toContain('Hi! Ask me anything.');
     expect(bad).not.toContain('hello from the browser<');
 
-    // The browser spent one of the 3 a minute; two more pass, the next is refused with Retry-After.
-    const invoke = () => d.api('POST', `/v1/embed/${key}/invoke`, { raw: JSON.stringify({ message: 'again' }), headers: { origin: allowed.origin, 'content-type': 'text/plain' } });
-    expect((await invoke()).status).toBe(200);
+    // The browser spent two of the 3 a minute (reading its session's history, then the invoke); one
+    // more passes, the next is refused with Retry-After.
+    const invoke = () => d.api('POST', `/v1/embed/${key}/invoke`, { raw: JSON.stringify({ message: 'again', end_user: 'e'.repeat(24) }), headers: { origin: allowed.origin, 'content-type': 'text/plain' } });
     const second = await invoke();
     expect(second.status).toBe(200);
     expect(second.body.reply).toBe('hello again');
@@ -124,4 +124,81 @@ describe.skipIf(!existsSync(CHROMIUM))('the widget in headless chromium', () => 
     expect((await d.api('GET', `/v1/embed/${key}/config`, { headers: { origin: allowed.origin } })).status).toBe(404);
     expect((await d.api('DELETE', `/v1/agents/shop/embed${q}`, { token: c.member.token })).status).toBe(404);
   });
+});
+
+describe("widget sessions belong to the widget's end user", () => {
+  const A = `a${'1'.repeat(31)}`;
+  const B = `b${'2'.repeat(31)}`;
+  const post = (path: string, body: Record<string, unknown>, origin = allowed.origin) =>
+    d.api('POST', `/v1/embed/${key}${path}`, { raw: JSON.stringify(body), headers: { origin, 'content-type': 'text/plain' } });
+
+  it('put again (a fresh key and window)', async () => {
+    const put = await d.api('PUT', `/v1/agents/shop/embed${q}`, { token: c.member.token, body: { allowed_origins: [allowed.origin], greeting: 'Welcome back.', rate_limit_per_minute: 600 } });
+    expect(put.status, put.text).toBe(200);
+    key = put.body.key;
+  });
+
+  it('invoke names the end user by end_user; the page cannot pick a user_id', async () => {
+    const first = await post('/invoke', { message: 'one', end_user: A });
+    expect(first.status, first.text).toBe(200);
+    const s = first.body.session_id as string;
+    expect(first.body.user_id).toMatch(/^widget-[A-Za-z0-9_-]{22}$/);
+    expect(first.body.user_id).not.toContain(A);
+    expect((await post('/invoke', { message: 'two', end_user: A, session_id: s })).status).toBe(200);
+    // Another end user who learns the session id cannot continue it (409, as on the invoke route).
+    const intruder = await post('/invoke', { message: 'mine now', end_user: B, session_id: s });
+    expect(intruder.status).toBe(409);
+    expect(intruder.body.error).toMatch(/belongs to another user/);
+    const chosen = await post('/invoke', { message: 'x', end_user: A, user_id: 'someone' });
+    expect(chosen.status).toBe(400);
+    expect(chosen.body.error).toMatch(/^user_id/);
+    expect((await post('/invoke', { message: 'x' })).body.error).toMatch(/^end_user is required/);
+    expect((await post('/invoke', { message: 'x', end_user: 'short' })).status).toBe(400);
+    // Nor can an anonymous caller of the plain invoke route pose as a widget end user.
+    const posing = await d.api('POST', `/v1/agents/shop/invoke${q}`, { body: { message: 'x', user_id: first.body.user_id, session_id: s } });
+    expect(posing.status).toBe(400);
+    expect(posing.body.error).toMatch(/^user_id: ids starting with widget-/);
+    // The owner sees the derived id, never the end user's secret.
+    const owner = await d.api('GET', `/v1/agents/shop/sessions/${s}${q}`, { token: c.member.token });
+    expect(owner.body.session.user_id).toBe(first.body.user_id);
+    expect(owner.text).not.toContain(A);
+  });
+
+  it("lists and reads only the end user's own sessions; another's is 404 like a missing one", async () => {
+    const mine = await post('/sessions:list', { end_user: A });
+    expect(mine.status, mine.text).toBe(200);
+    expect(mine.body.sessions).toHaveLength(1);
+    expect(mine.body.sessions[0]).toMatchObject({ turn_count: 2 });
+    expect(Object.keys(mine.body.sessions[0]).sort()).toEqual(['created_at', 'id', 'turn_count', 'updated_at']);
+    const s = mine.body.sessions[0].id as string;
+    expect((await post('/sessions:list', { end_user: B })).body).toEqual({ sessions: [], next_page_token: '' });
+
+    const got = await post(`/sessions/${s}:get`, { end_user: A });
+    expect(got.status).toBe(200);
+    expect(got.body.turns.map((t: any) => [t.index, t.message, JSON.parse(t.output).reply])).toEqual([
+      [1, 'one', 'hello one'],
+      [2, 'two', 'hello two'],
+    ]);
+    const theirs = await post(`/sessions/${s}:get`, { end_user: B });
+    const missing = await post(`/sessions/${'n'.repeat(32)}:get`, { end_user: B });
+    expect(theirs.status).toBe(404);
+    expect(missing.status).toBe(404);
+    expect(theirs.body.error).toBe(`unknown session ${s}`);
+    expect(missing.body.error).toBe(`unknown session ${'n'.repeat(32)}`);
+
+    expect((await post('/sessions:list', { end_user: A }, refused.origin)).status).toBe(403);
+    expect((await post('/sessions:list', {})).status).toBe(400);
+    expect((await post('/sessions:list', { end_user: A, user_id: 'x' })).body.error).toMatch(/user_id/);
+    const paged = await post('/sessions:list', { end_user: A, page_size: 1 });
+    expect(paged.body.next_page_token).toBe('');
+  });
+
+  it.skipIf(!existsSync(CHROMIUM))('a returning visitor sees their conversation so far', async () => {
+    const first = await browse(allowed.origin, 'returning');
+    expect(first).toMatch(/class="platform-widget-agent">hello from the browser</);
+    const again = await browse(allowed.origin, 'returning');
+    // The earlier turn is shown from the daemon, then the new one is answered.
+    expect(again.match(/class="platform-widget-agent">hello from the browser</g)).toHaveLength(2);
+    expect(again.indexOf('Welcome back.')).toBeLessThan(again.indexOf('platform-widget-user'));
+  }, 120_000);
 });

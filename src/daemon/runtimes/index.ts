@@ -173,6 +173,8 @@ export function agentHarnessCommand(framework: AgentFramework, workloadDir: stri
       ['mcp/platform_mcp_client.py', join(PLATFORM_DIR, 'platform_mcp_client.py')],
       // `from platform_sandbox import run_python`: the code sandbox tool (spec 2 §4.6).
       ['sandbox/platform_sandbox.py', join(PLATFORM_DIR, 'platform_sandbox.py')],
+      // `from platform_knowledge import search_knowledge`: the agent's own knowledge base (issue 23).
+      ['agent/platform_knowledge.py', join(PLATFORM_DIR, 'platform_knowledge.py')],
     ]),
     build: { cmd: python, args: [harness, '--check', workloadDir, framework], cwd: workloadDir },
     start: { cmd: python, args: ['-u', harness, '--serve', workloadDir, framework], env: { PYTHONUNBUFFERED: '1' }, cwd: workloadDir },

@@ -26,6 +26,10 @@ thread whose input starts with the turns as messages; CrewAI: kickoff inputs `hi
 `memories` as text). Without it (the harness run on its own) the framework's in-memory session
 or checkpointer keeps the conversation per session_id.
 
+Tools: an ADK root_agent's tools list gets search_knowledge (platform_knowledge.py, this agent's
+knowledge base through the daemon with the workload's key) and run_python (platform_sandbox.py);
+LangGraph and CrewAI code imports them (`from platform_knowledge import search_knowledge`).
+
 Events: {"type": "message"|"reasoning", "author", "text"}, {"type": "tool_call", "author",
 "name", "args"}, {"type": "tool_result", "author", "name", "summary"}.
 """
@@ -47,6 +51,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import platform_http as ph  # noqa: E402 (needs the path above)
 import platform_mcp_client  # noqa: E402 (MCP_SERVERS: the project's MCP servers, docs/decisions/mcp.md)
 import platform_sandbox  # noqa: E402 (run_python: the code sandbox at SANDBOX_URL, docs/decisions/sandbox.md)
+import platform_knowledge  # noqa: E402 (search_knowledge: this agent's knowledge base, docs/decisions/knowledge.md)
 
 MAX_BODY = 1024 * 1024  # spec 1 §8.1: agent invoke request
 SUMMARY_CHARS = 200
@@ -562,6 +567,8 @@ def main(argv):
         secret = ph.take_instance_secret("agent harness")  # before the agent's code runs
         say = lambda line: sys.stderr.write("agent harness: %s\n" % line)  # noqa: E731
         entry = platform_mcp_client.attach(framework, load_entry(directory, framework), say)
+        # Before run_python: an agent whose only tools are the platform's lists search_knowledge first.
+        entry = platform_knowledge.attach(framework, entry, say)
         entry = platform_sandbox.attach(framework, entry, say)
         HarnessHandler.adapter = ADAPTERS[framework](entry)
     except SetupError as exc:

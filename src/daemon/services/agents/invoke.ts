@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { loadUndici, request } from '../../lazy/modules.js';
 import { InvokeBody, LIMITS, type AgentConfig } from '../../../api/agents.js';
+import { WIDGET_USER_PREFIX } from '../../../api/embed.js';
+import type { EndUserOf } from '../../area.js';
 import { ApiError, badRequest, unauthorized } from '../../http/errors.js';
 import { parseJsonBody, readBody } from '../../http/body.js';
 import { parseInput } from '../../http/validate.js';
@@ -42,7 +44,7 @@ export function servingAgent(d: Deps, name: string, projectId: string): AgentRow
 }
 
 /** Reads the invoke body: 1 MiB cap, JSON object, only the four fields survive (spec 1 §4.12). */
-export async function readInvokeBody(req: IncomingMessage, principal: Principal | undefined): Promise<InvokeBody & { session_id: string; user_id: string }> {
+export async function readInvokeBody(req: IncomingMessage, principal: Principal | undefined, asEndUser?: EndUserOf): Promise<InvokeBody & { session_id: string; user_id: string }> {
   const raw = await readBody(req, LIMITS.invokeBytes);
   let parsed: unknown = {};
   if (raw.length) {
@@ -50,11 +52,18 @@ export async function readInvokeBody(req: IncomingMessage, principal: Principal 
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw badRequest('invalid body: expected a JSON object');
   const src = parsed as Record<string, unknown>;
-  const kept = Object.fromEntries(['message', 'session_id', 'user_id', 'memorize'].filter((k) => k in src).map((k) => [k, src[k]]));
+  const endUser = asEndUser?.(src);
+  const kept = Object.fromEntries(['message', 'session_id', 'user_id', 'memorize'].filter((k) => k in src && !(endUser && k === 'user_id')).map((k) => [k, src[k]]));
   const body = parseInput(InvokeBody, kept, 'body');
+  // The widget's end users own their sessions through a secret only the widget holds; an
+  // anonymous caller naming one of them directly could otherwise continue their conversations.
+  if (!principal && body.user_id?.startsWith(WIDGET_USER_PREFIX)) {
+    throw badRequest(`user_id: ids starting with ${WIDGET_USER_PREFIX} belong to the widget's end users; an anonymous caller cannot use them`);
+  }
   if (!principal && body.session_id !== undefined && body.session_id.length < ANON_SESSION_MIN) {
     throw badRequest(`session_id from an anonymous caller must be at least ${ANON_SESSION_MIN} unguessable characters; omit it and the platform generates one`);
   }
+  if (endUser) return { ...body, session_id: body.session_id ?? randomString(32), user_id: endUser };
   const person = principal?.email && /^[A-Za-z0-9_.:@-]{1,128}$/.test(principal.email) ? principal.email : 'anonymous';
   return { ...body, session_id: body.session_id ?? randomString(32), user_id: body.user_id ?? person };
 }
@@ -106,8 +115,8 @@ function upstreamError(name: string, e: unknown, seconds: number, startSeconds =
  * event and their JSON passes through with session and user ids filled only when absent and
  * the handler's statusCode as the status; agents' harness responses stream through unchanged.
  */
-export async function invoke(d: Deps, principal: Principal | undefined, agent: AgentRow, req: IncomingMessage, res: ServerResponse, stream: boolean): Promise<void> {
-  const body = await readInvokeBody(req, principal);
+export async function invoke(d: Deps, principal: Principal | undefined, agent: AgentRow, req: IncomingMessage, res: ServerResponse, stream: boolean, asEndUser?: EndUserOf): Promise<void> {
+  const body = await readInvokeBody(req, principal, asEndUser);
   const turn = d.ctx.hooks.agentSessions?.begin(agent, body, principal !== undefined);
   rememberInvokeIds(res, body);
   const cfg = JSON.parse(agent.config) as AgentConfig;

@@ -8,6 +8,7 @@ import { INSTANCE_SECRET_HEADER } from '../../runtime/instance-secret.js';
 import type { Deps } from './service.js';
 import type { AgentRow } from './store.js';
 import { clampTimeout } from './view.js';
+import { observeInvoke } from './invoke-record.js';
 import type { AgentConfig } from '../../../api/agents.js';
 import { MiB } from '../../../api/contract.js';
 
@@ -48,6 +49,9 @@ export async function serveForGateway(d: Deps, ctx: RequestContext, projectId: s
 }
 
 async function forwardToAgent(d: Deps, ctx: RequestContext, agent: AgentRow): Promise<void> {
+  // The public address and the gateway are invokes too: the agent's metrics count them like
+  // POST /invoke does (issue 23). Their bodies are the workload's own, so no session ids are read.
+  observeInvoke(d.ctx, agent, ctx.res);
   const cfg = JSON.parse(agent.config) as AgentConfig;
   const seconds = clampTimeout(cfg.timeout_seconds);
   const startSeconds = Math.min(seconds, clampTimeout(cfg.response_start_seconds ?? seconds));

@@ -39,10 +39,10 @@ export function createAgentsArea(): Area {
       registerSecretBindings(d);
       registerSpecRoute(r, d);
       registerTrafficRoutes(r, d);
-      ctx.hooks.invokeAgent = async (c, projectId, name) => {
+      ctx.hooks.invokeAgent = async (c, projectId, name, asEndUser) => {
         const agent = servingAgent(d, name, projectId);
         observeInvoke(ctx, agent, c.res);
-        await invoke(d, undefined, agent, c.req, c.res, false);
+        await invoke(d, undefined, agent, c.req, c.res, false, asEndUser);
       };
       ctx.hooks.agentInstances = (agentId) => rt!.supervisor.runningKeys().filter((k) => k === agentId).length;
       ctx.hooks.projectDependents.push((projectId) => {
@@ -66,6 +66,11 @@ export function createAgentsArea(): Area {
       ctx.hooks.agentForward = (c, projectId, name, kind) => serveForGateway(d, c, projectId, name, kind);
       // Plain members search their own agents only, as they list them (spec 1 §4.12).
       ctx.hooks.searchables.push((scope, needle, limit) => searchAgents(ctx.db, scope, needle, limit));
+      ctx.hooks.workloadOwnAgent = (p, name) => {
+        if (p.workload !== name) return undefined;
+        const agent = agentStore.byName(ctx.db, p.projectId, name);
+        return agent ? { projectId: agent.project_id, agentId: agent.id, name: agent.name } : undefined;
+      };
       ctx.hooks.ownedAgent = (p, name, ref) => {
         const { access, agent } = ownedAgent(ctx, p, name, ref);
         return { projectId: access.project.id, agentId: agent.id, name: agent.name };

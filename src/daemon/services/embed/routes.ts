@@ -8,6 +8,7 @@ import { randomString } from '../../ids.js';
 import { stmt } from '../../store/db.js';
 import type { Principal } from '../auth/principal.js';
 import { WIDGET_SCRIPT } from './widget-script.js';
+import { endUserOf, widgetUserId } from './end-user.js';
 
 interface EmbedRow {
   agent_id: string;
@@ -128,11 +129,35 @@ export function embedArea(): Area {
       });
       r.raw(embedRoutes.publicInvoke, async (c, raw) => {
         const { key } = parseInput(embedRoutes.publicInvoke.params, raw, 'path');
+        const row = admittedAndCounted(key, c);
+        if (!ctx.hooks.invokeAgent) throw new ApiError(503, 'agents are not available');
+        await ctx.hooks.invokeAgent(c, row.project_id, row.agent_name, endUserOf(row.agent_id));
+      });
+      /** Origin and rate checks of every anonymous widget call; reads count in the same window as invokes. */
+      const admittedAndCounted = (key: string, c: { req: { headers: { origin?: string } }; res: ServerResponse; ip: string }): EmbedRow => {
         const row = admitted(key, c.req.headers.origin, c.res);
         const wait = take(windows, `${row.key}|${c.ip}`, row.rate_per_minute, ctx.clock.now());
         if (wait > 0) throw tooMany(`rate limit of this widget exceeded (${row.rate_per_minute} a minute per address): retry after the time in Retry-After`, wait);
-        if (!ctx.hooks.invokeAgent) throw new ApiError(503, 'agents are not available');
-        await ctx.hooks.invokeAgent(c, row.project_id, row.agent_name);
+        return row;
+      };
+      const sessionsOf = () => {
+        if (!ctx.hooks.agentSessions) throw new ApiError(503, 'sessions are not available');
+        return ctx.hooks.agentSessions;
+      };
+      r.handle(embedRoutes.publicSessions, (c) => {
+        const row = admittedAndCounted(c.params.key, c);
+        const user = widgetUserId(row.agent_id, c.body.end_user);
+        // The list is scoped by the owner id, so its page tokens never fit another end user's list.
+        const page = ctx.pager.parse({ page_size: c.body.page_size?.toString(), page_token: c.body.page_token }, `widget-sessions:${row.agent_id}:${user}`);
+        const { items, next_page_token } = ctx.pager.slice(page, sessionsOf().userSessions(row.agent_id, user, page.size + 1, page.offset));
+        return { sessions: items, next_page_token: next_page_token ?? '' };
+      });
+      r.handle(embedRoutes.publicSession, (c) => {
+        const row = admittedAndCounted(c.params.key, c);
+        const found = sessionsOf().userSession(row.agent_id, c.params.id, widgetUserId(row.agent_id, c.body.end_user));
+        // Another end user's session is exactly as unknown as a missing one.
+        if (!found) throw notFound(`unknown session ${c.params.id}`);
+        return found;
       });
       r.raw(embedRoutes.script, async ({ res }) => {
         res.statusCode = 200;

@@ -1,7 +1,7 @@
 import { knowledgeRoutes, KNOWLEDGE_LIMITS, type KnowledgeDocument } from '../../../api/knowledge.js';
 import type { Area, AreaContext, OwnedAgentRef } from '../../area.js';
 import { writeAudit } from '../../audit.js';
-import { badRequest, conflict, notFound } from '../../http/errors.js';
+import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import type { Principal } from '../auth/principal.js';
 import { chunkText } from './chunking.js';
@@ -23,11 +23,25 @@ export function knowledgeArea(): Area {
     register(r, ctx) {
       const vectorCache = new VectorCache();
       const agent = (p: Principal, name: string, project: string | undefined): OwnedAgentRef => {
+        if (p.kind === 'workload') {
+          // A workload key may only search its own agent's knowledge (the harness's search_knowledge
+          // tool): any other agent is as unknown to it as a missing one; its own one is read-only.
+          const own = ctx.hooks.workloadOwnAgent?.(p, name);
+          if (!own) throw notFound(`unknown agent ${name}`);
+          throw forbidden(WORKLOAD_SEARCH_ONLY);
+        }
         if (!ctx.hooks.ownedAgent) throw notFound(`unknown agent ${name}`);
         return ctx.hooks.ownedAgent(p, name, project);
       };
+      const searchable = (p: Principal, name: string, project: string | undefined, query: string | undefined): OwnedAgentRef => {
+        if (p.kind !== 'workload' || query === undefined) return agent(p, name, project);
+        const own = ctx.hooks.workloadOwnAgent?.(p, name);
+        // ?project= naming another project never reaches here: the router's project gate 404s it.
+        if (!own) throw notFound(`unknown agent ${name}`);
+        return own;
+      };
       r.handle(knowledgeRoutes.listOrSearch, async ({ principal, params, query }) => {
-        const a = agent(principal!, params.name, query.project);
+        const a = searchable(principal!, params.name, query.project, query.query);
         if (query.query === undefined) {
           if (query.top_k !== undefined) throw badRequest('top_k needs query');
           const page = ctx.pager.parse(query, `knowledge:${a.agentId}`);
@@ -94,6 +108,8 @@ export function knowledgeArea(): Area {
     },
   };
 }
+
+const WORKLOAD_SEARCH_ONLY = "a workload key may only search its own agent's knowledge (GET ?query=); listing and changing it needs a person or a service account";
 
 function topK(raw: string | undefined): number {
   if (raw === undefined) return KNOWLEDGE_LIMITS.topKDefault;

@@ -28,7 +28,15 @@ function unlessSealed<T>(ctx: AreaContext, what: string, fn: () => T): T | undef
 }
 
 export function agentSessionsHook(ctx: AreaContext): AgentSessionsHook {
+  const brief = (s: { id: string; turn_count: number; created_at: string; updated_at: string }) => ({ id: s.id, turn_count: s.turn_count, created_at: s.created_at, updated_at: s.updated_at });
   return {
+    userSessions: (agentId, userId, limit, offset) => sessionStore.list(ctx.db, agentId, userId, limit, offset).map(brief),
+    userSession(agentId, id, userId) {
+      const s = sessionStore.get(ctx.db, agentId, id);
+      if (!s || s.user_id !== userId) return undefined;
+      const turns = sessionStore.turns(ctx.db, agentId, id).map((t) => ({ index: t.idx, message: t.message, output: t.output, finished_at: t.finished_at }));
+      return { session: brief(s), turns };
+    },
     begin(agent, body, authenticated): InvokeTurn {
       if (body.memorize) {
         if (!authenticated) throw unauthorized(MEMORIZE_AUTH_MESSAGE);
