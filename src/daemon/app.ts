@@ -53,7 +53,7 @@ const REQUEST_ID_HEADER = 'X-Request-Id';
 export function createApp(deps: AppDeps): App {
   const clock = deps.clock ?? systemClock;
   const log = deps.log ?? silentLogger;
-  const sessions = new SessionTokens(deps.signingKey, clock);
+  const sessions = new SessionTokens(deps.signingKey, clock, deps.config.sessions?.ttlSeconds);
   const ctx: AreaContext = {
     db: deps.db,
     clock,
