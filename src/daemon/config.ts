@@ -240,11 +240,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
       windowMs: num(env.PLATFORM_SIGNIN_WINDOW_SECONDS, 15 * 60) * 1000,
     },
     sessions: {
-      ttlSeconds: Math.max(10, num(env.PLATFORM_SESSION_TTL_SECONDS, 12 * 3600)),
+      ttlSeconds: Math.max(1, num(env.PLATFORM_SESSION_TTL_SECONDS, 12 * 3600)),
       refreshTtlSeconds: Math.max(60, num(env.PLATFORM_SESSION_REFRESH_TTL_SECONDS, 30 * 86_400)),
     },
     device: {
-      ttlSeconds: Math.max(5, num(env.PLATFORM_DEVICE_CODE_TTL_SECONDS, 600)),
+      ttlSeconds: Math.max(1, num(env.PLATFORM_DEVICE_CODE_TTL_SECONDS, 600)),
       intervalSeconds: Math.max(1, num(env.PLATFORM_DEVICE_POLL_INTERVAL_SECONDS, 5)),
     },
     ...(env.PLATFORM_PUBLIC_URL ? { publicUrl: env.PLATFORM_PUBLIC_URL.replace(/\/$/, '') } : {}),

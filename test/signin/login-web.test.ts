@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { execa, type ResultPromise } from 'execa';
+import { execa } from 'execa';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 /** Starts `login --web` in the background and resolves once it has shown its code. */
-async function startWebLogin(): Promise<{ cli: ResultPromise<{ reject: false }>; code: string; url: string }> {
+async function startWebLogin(): Promise<{ cli: PromiseLike<{ exitCode?: number; stdout: unknown; stderr: unknown }>; code: string; url: string }> {
   rmSync(opened, { force: true });
   const child = execa('node', [BIN, 'login', '--web', '--json'], { env: cli.env, extendEnv: true, reject: false, stdin: 'ignore', timeout: 60_000 });
   let err = '';
@@ -100,6 +100,21 @@ describe('login --web', () => {
     // The code is spent: approving it again is refused.
     await page.goto(complete);
     expect(await decide(page, PERSON, 'approve')).toMatch(/unknown, already used or expired/);
+  });
+
+  it('logout ends the session on the server: its tokens get 401 at once', async () => {
+    const stored = JSON.parse(readFileSync(join(cli.home, 'credentials.json'), 'utf8')).srv as { token: string; refreshToken: string };
+    const me = (token: string) => fetch(`${daemon.url}/v1/auth/me`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await me(stored.token)).status).toBe(200);
+    const out = await cli.run(['logout', '--json']);
+    expect(out.exitCode, out.stderr).toBe(0);
+    expect(out.json).toMatchObject({ context: 'srv', signed_out: true, session_ended: true });
+    expect((await me(stored.token)).status).toBe(401);
+    const refresh = await fetch(`${daemon.url}/v1/auth/refresh`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: stored.refreshToken }) });
+    expect(refresh.status).toBe(401);
+    const whoami = await cli.run(['whoami']);
+    expect(whoami.exitCode).toBe(1);
+    expect(whoami.stderr).toMatch(/platform login/);
   });
 
   it('denied in the browser: the CLI fails and says so', async () => {
