@@ -156,6 +156,12 @@ async function undiciFetch(url: URL, init: RequestInit, opts: { seconds?: number
     dispatcher = new undici.Agent({ ...(opts.seconds !== undefined ? { headersTimeout: 0, bodyTimeout: 0 } : {}), ...(connect ? { connect } : {}) });
     agents.set(key, dispatcher);
   }
+  if (init.body instanceof FormData) {
+    // undici's own fetch does not know Node's global FormData (a different class): encode it as the
+    // global fetch would, streamed, with its multipart boundary.
+    const encoded = new Response(init.body);
+    init = { ...init, body: encoded.body, duplex: 'half', headers: { ...(init.headers as Record<string, string>), 'content-type': encoded.headers.get('content-type')! } } as RequestInit;
+  }
   const signal = opts.seconds !== undefined ? AbortSignal.timeout(opts.seconds * 1000) : undefined;
   return (await undici.fetch(url, { ...(init as object), dispatcher, ...(signal ? { signal } : {}) } as Parameters<typeof undici.fetch>[1])) as unknown as Response;
 }
