@@ -73,6 +73,15 @@ export const DeviceTokenBody = z.strictObject({
   device_code: z.string().max(256),
   grant_type: z.literal('urn:ietf:params:oauth:grant-type:device_code').optional(),
 });
+/** The approval page's form (application/x-www-form-urlencoded), strict like every body. */
+export const DeviceDecisionForm = z.strictObject({
+  user_code: z.string().max(32),
+  email: z.string().max(320),
+  password: z.string().max(1024),
+  csrf: z.string().max(128).describe('must match the platform_device_csrf cookie the page set'),
+  action: z.enum(['approve', 'deny']),
+});
+
 /** RFC 8628 §3.5 error codes, carried as `code` beside the envelope's `error` message. */
 export const DEVICE_ERRORS = ['authorization_pending', 'slow_down', 'access_denied', 'expired_token', 'invalid_grant'] as const;
 export type DeviceError = (typeof DEVICE_ERRORS)[number];
@@ -156,8 +165,9 @@ export const authRoutes = {
     summary: 'HTML page where a person signs in and approves or denies a device code',
     auth: 'none',
     query: z.object({ user_code: z.string().max(32).optional() }),
+    media: { response: 'text/html' },
     status: 200,
-    response: z.string().describe('text/html'),
+    response: z.string(),
   }),
   deviceDecide: route({
     id: 'auth.device.decide',
@@ -165,9 +175,11 @@ export const authRoutes = {
     path: '/device',
     summary: 'Form post of the approval page (application/x-www-form-urlencoded, CSRF-checked)',
     auth: 'none',
+    body: DeviceDecisionForm,
     bodyLimit: 4096,
+    media: { request: 'application/x-www-form-urlencoded', response: 'text/html' },
     status: 200,
-    response: z.string().describe('text/html'),
+    response: z.string(),
   }),
   listKeys: route({
     id: 'keys.list',

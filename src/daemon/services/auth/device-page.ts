@@ -1,6 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { z } from 'zod';
+import { DeviceDecisionForm, authRoutes } from '../../../api/auth.js';
 import type { AreaContext } from '../../area.js';
 import { ApiError, badRequest } from '../../http/errors.js';
 import { readBody } from '../../http/body.js';
@@ -18,15 +18,7 @@ import type { SignIn } from './service.js';
  */
 
 const CSRF_COOKIE = 'platform_device_csrf';
-const FORM_LIMIT = 4096;
-
-const DecisionForm = z.strictObject({
-  user_code: z.string().max(32),
-  email: z.string().max(320),
-  password: z.string().max(1024),
-  csrf: z.string().max(128),
-  action: z.enum(['approve', 'deny']),
-});
+const FORM_LIMIT = authRoutes.deviceDecide.bodyLimit;
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -102,7 +94,7 @@ export async function decideOnDevicePage(ctx: AreaContext, signIn: SignIn, c: Re
   const type = String(c.req.headers['content-type'] ?? '');
   if (!/^application\/x-www-form-urlencoded\b/i.test(type)) throw badRequest('the approval form is posted as application/x-www-form-urlencoded');
   const fields = new URLSearchParams((await readBody(c.req, FORM_LIMIT)).toString('utf8'));
-  const body = parseInput(DecisionForm, Object.fromEntries(fields), 'body');
+  const body = parseInput(DeviceDecisionForm, Object.fromEntries(fields), 'body');
   const expected = cookieValue(c.req.headers.cookie, CSRF_COOKIE);
   const retry = (status: number, problem: string) => {
     const csrf = randomBytes(24).toString('base64url');
