@@ -113,7 +113,9 @@ export class ApiClient {
     };
     let res = await send();
     // A streamed upload cannot be sent twice; its command refreshed before it started (session.ts).
-    if (res.status === 401 && this.options.refresh && !(body instanceof ReadableStream)) {
+    // Only a refused token (RFC 6750 invalid_token) is worth a refresh; a wrong current password is not.
+    const refused = res.status === 401 && /invalid_token/.test(res.headers.get('www-authenticate') ?? '');
+    if (refused && this.options.refresh && !(body instanceof ReadableStream)) {
       const fresh = await this.options.refresh();
       if (fresh && fresh !== this.token) {
         await res.body?.cancel();

@@ -32,6 +32,9 @@ describe('refresh tokens', () => {
     clock.advance(61_000);
     expect((await refresh(s.refresh_token)).status).toBe(401);
     expect(await me(r1.body.token)).toBe(401);
+    // A refused token says so (RFC 6750), which is what the CLI refreshes on; a wrong password does not.
+    expect((await d.api('GET', '/v1/auth/me', { token: r1.body.token })).headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
+    expect((await d.api('POST', '/v1/auth/login', { body: { email: ADMIN_EMAIL, password: 'Wrong-Password-1' } })).headers.get('www-authenticate')).toBeNull();
     expect((await refresh(r1.body.refresh_token)).status).toBe(401);
     const audit = d.db.prepare(`SELECT COUNT(*) AS n FROM acct_audit WHERE action = 'auth.refresh_reused'`).get() as { n: number };
     expect(audit.n).toBe(1);
