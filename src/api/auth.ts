@@ -9,6 +9,8 @@ export const LoginResponse = z.object({
   role: PlatformRole,
   must_change_password: z.boolean(),
   expires_at: z.number().int().describe('Unix seconds'),
+  refresh_token: z.string().optional().describe('trades for a fresh session at POST /v1/auth/refresh; single use (rotated)'),
+  refresh_expires_at: z.number().int().optional().describe('Unix seconds'),
 });
 
 /** Identity of spec 1 §2.3a. */
@@ -52,6 +54,38 @@ export type KeyView = z.infer<typeof KeyView>;
 
 export const CreatedKey = z.object({ key: KeyView, secret: z.string(), note: z.string() });
 
+export const RefreshBody = z.strictObject({ refresh_token: z.string().max(512) });
+export const RevokeBody = z.strictObject({ token: z.string().max(4096).describe('a session token or a refresh token (RFC 7009)') });
+
+/** RFC 8628 §3.1-3.2 over JSON: what the CLI shows and how often it may poll. */
+export const DeviceCodeBody = z.strictObject({
+  client_name: printable(z.string().trim().min(1).max(80)).optional().describe('shown on the approval page, e.g. "platform CLI on laptop"'),
+});
+export const DeviceCode = z.object({
+  device_code: z.string().describe('secret of the polling client; the server keeps only its hash'),
+  user_code: z.string().describe('what the person types on the approval page, e.g. BCDF-GHJK'),
+  verification_uri: z.string(),
+  verification_uri_complete: z.string().describe('verification_uri with the user code filled in'),
+  expires_in: z.number().int().describe('seconds'),
+  interval: z.number().int().describe('least seconds between two polls'),
+});
+export const DeviceTokenBody = z.strictObject({
+  device_code: z.string().max(256),
+  grant_type: z.literal('urn:ietf:params:oauth:grant-type:device_code').optional(),
+});
+/** The approval page's form (application/x-www-form-urlencoded), strict like every body. */
+export const DeviceDecisionForm = z.strictObject({
+  user_code: z.string().max(32),
+  email: z.string().max(320),
+  password: z.string().max(1024),
+  csrf: z.string().max(128).describe('must match the platform_device_csrf cookie the page set'),
+  action: z.enum(['approve', 'deny']),
+});
+
+/** RFC 8628 §3.5 error codes, carried as `code` beside the envelope's `error` message. */
+export const DEVICE_ERRORS = ['authorization_pending', 'slow_down', 'access_denied', 'expired_token', 'invalid_grant'] as const;
+export type DeviceError = (typeof DEVICE_ERRORS)[number];
+
 export const authRoutes = {
   login: route({
     id: 'auth.login',
@@ -83,6 +117,69 @@ export const authRoutes = {
     body: ChangePasswordBody,
     status: 200,
     response: LoginResponse,
+  }),
+  refresh: route({
+    id: 'auth.refresh',
+    method: 'POST',
+    path: '/v1/auth/refresh',
+    summary: 'Trade a refresh token for a fresh session token and a new refresh token (the old one stops working)',
+    auth: 'none',
+    body: RefreshBody,
+    status: 200,
+    response: LoginResponse,
+  }),
+  revoke: route({
+    id: 'auth.revoke',
+    method: 'POST',
+    path: '/v1/auth/revoke',
+    summary: 'End the sign-in session a session or refresh token belongs to (RFC 7009; 200 whatever the token)',
+    auth: 'none',
+    body: RevokeBody,
+    status: 200,
+    response: z.object({ revoked: z.boolean() }),
+  }),
+  deviceCode: route({
+    id: 'auth.device.code',
+    method: 'POST',
+    path: '/v1/auth/device/code',
+    summary: 'Start a device sign-in (RFC 8628): a user code for the person, a device code for the polling client',
+    auth: 'none',
+    body: DeviceCodeBody,
+    status: 200,
+    response: DeviceCode,
+  }),
+  deviceToken: route({
+    id: 'auth.device.token',
+    method: 'POST',
+    path: '/v1/auth/device/token',
+    summary: 'Poll a device sign-in: 200 with a session once approved; 400 with code authorization_pending, slow_down, access_denied, expired_token or invalid_grant',
+    auth: 'none',
+    body: DeviceTokenBody,
+    status: 200,
+    response: LoginResponse,
+  }),
+  devicePage: route({
+    id: 'auth.device.page',
+    method: 'GET',
+    path: '/device',
+    summary: 'HTML page where a person signs in and approves or denies a device code',
+    auth: 'none',
+    query: z.object({ user_code: z.string().max(32).optional() }),
+    media: { response: 'text/html' },
+    status: 200,
+    response: z.string(),
+  }),
+  deviceDecide: route({
+    id: 'auth.device.decide',
+    method: 'POST',
+    path: '/device',
+    summary: 'Form post of the approval page (application/x-www-form-urlencoded, CSRF-checked)',
+    auth: 'none',
+    body: DeviceDecisionForm,
+    bodyLimit: 4096,
+    media: { request: 'application/x-www-form-urlencoded', response: 'text/html' },
+    status: 200,
+    response: z.string(),
   }),
   listKeys: route({
     id: 'keys.list',

@@ -49,6 +49,11 @@ export interface RouteContract<
    * on the sandbox listener (SANDBOX_URL, spec 2 §4.6) and are unknown on every other.
    */
   listener?: 'sandbox';
+  /**
+   * Media types other than JSON, for the OpenAPI document (the approval page of device sign-in
+   * answers HTML and takes a form); such routes are raw and parse their own input.
+   */
+  media?: { request?: string; response?: string };
   /** Success status and body schema. */
   status: number;
   response: R;

@@ -40,7 +40,7 @@ export function openApiDocument(routes: RouteContract[], info: { version: string
       responses: {
         [String(r.status)]: {
           description: r.summary,
-          content: { 'application/json': { schema: schema(r.response, 'output') } },
+          content: { [r.media?.response ?? 'application/json']: { schema: schema(r.response, 'output') } },
         },
         default: { description: 'error envelope', content: { 'application/json': { schema: schema(ErrorEnvelope, 'output') } } },
       },
@@ -51,7 +51,7 @@ export function openApiDocument(routes: RouteContract[], info: { version: string
       op['x-listener'] = 'sandbox';
       op.servers = [{ url: 'http://127.0.0.1:{port}', description: 'the sandbox listener (SANDBOX_URL); no authentication, loopback only', variables: { port: { default: '0', description: 'sandbox_url in daemon.json' } } }];
     }
-    if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: schema(r.body, 'input') } } };
+    if (r.body) op.requestBody = { required: true, content: { [r.media?.request ?? 'application/json']: { schema: schema(r.body, 'input') } } };
     (paths[r.path] ??= {})[r.method.toLowerCase()] = op;
   }
   return {

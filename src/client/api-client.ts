@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { RouteContract } from '../api/contract.js';
 import { projectRoutes } from '../api/projects.js';
 import { ApiCallError, AbortError } from './errors.js';
+import { unreachable } from './network-errors.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -28,14 +29,30 @@ function nextStep(status: number, message: string): string | undefined {
   return undefined;
 }
 
+export interface ApiClientOptions {
+  /** PEM of the CA that signed the server's certificate (a context added with --ca-cert); trusted besides the system's. */
+  ca?: string;
+  /**
+   * Called once when the server answers 401: returns a fresh token (a refreshed session) to
+   * retry the request with, or undefined to let the 401 stand.
+   */
+  refresh?: () => Promise<string | undefined>;
+}
+
 /** Typed client over the shared contract: the same zod route objects the daemon serves. */
 export class ApiClient {
   private readonly projectIds = new Map<string, string>();
 
   constructor(
     readonly baseUrl: string,
-    private readonly token?: string,
+    private token?: string,
+    private readonly options: ApiClientOptions = {},
   ) {}
+
+  /** The extra CA this client trusts, for the few requests made outside it (gateway test). */
+  get ca(): string | undefined {
+    return this.options.ca;
+  }
 
   /**
    * The request path of a contract. Routes whose `{projectID}` must be a UUID (the contract's
@@ -76,24 +93,35 @@ export class ApiClient {
     const url = new URL(path, this.baseUrl);
     for (const [k, v] of Object.entries(input.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { accept: 'application/json', ...input.headers };
-    if (this.token) headers.authorization = `Bearer ${this.token}`;
     let body: RequestInit["body"] | undefined = input.rawBody;
     if (input.body !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(input.body);
     }
-    let res: Response;
-    try {
-      const init = { method, headers, body, ...(body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit;
-      res = input.waitSeconds === undefined ? await fetch(url, init) : await longFetch(url, init, input.waitSeconds);
-    } catch (e) {
-      if ((e as Error).name === 'TimeoutError') {
-        throw new AbortError(`no answer from ${this.baseUrl} within ${input.waitSeconds} s`, 'raise --timeout, or check the agent with `platform logs NAME`');
+    const send = async () => {
+      if (this.token) headers.authorization = `Bearer ${this.token}`;
+      try {
+        const init = { method, headers, body, ...(body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit;
+        if (input.waitSeconds !== undefined || this.options.ca) return await undiciFetch(url, init, { seconds: input.waitSeconds, ca: this.options.ca });
+        return await fetch(url, init);
+      } catch (e) {
+        if ((e as Error).name === 'TimeoutError') {
+          throw new AbortError(`no answer from ${this.baseUrl} within ${input.waitSeconds} s`, 'raise --timeout, or check the agent with `platform logs NAME`');
+        }
+        throw unreachable(this.baseUrl, e);
       }
-      throw new AbortError(
-        `cannot reach ${this.baseUrl}: ${(e as Error & { cause?: Error }).cause?.message ?? (e as Error).message}`,
-        'check the context with `platform context list`, or start the local daemon with `platform daemon start`',
-      );
+    };
+    let res = await send();
+    // A streamed upload cannot be sent twice; its command refreshed before it started (session.ts).
+    // Only a refused token (RFC 6750 invalid_token) is worth a refresh; a wrong current password is not.
+    const refused = res.status === 401 && /invalid_token/.test(res.headers.get('www-authenticate') ?? '');
+    if (refused && this.options.refresh && !(body instanceof ReadableStream)) {
+      const fresh = await this.options.refresh();
+      if (fresh && fresh !== this.token) {
+        await res.body?.cancel();
+        this.token = fresh;
+        res = await send();
+      }
     }
     if (res.ok) return res;
     const text = await res.text();
@@ -113,13 +141,29 @@ export class ApiClient {
 }
 
 /**
- * fetch without undici's 300 s header and body timeouts, ended by `seconds` instead. undici's own
- * fetch and Agent are loaded only here (one command needs them), and together, so the dispatcher
- * always matches the fetch that uses it.
+ * undici's own fetch, for what the global one cannot do: no 300 s header and body timeouts (ended
+ * by `seconds` instead, for long invokes), and an extra trusted CA (a context's --ca-cert).
+ * undici's fetch and Agent are loaded only here, and together, so the dispatcher always matches
+ * the fetch that uses it; one Agent per CA keeps connections alive across a command's requests.
  */
-async function longFetch(url: URL, init: RequestInit, seconds: number): Promise<Response> {
+const agents = new Map<string, unknown>();
+async function undiciFetch(url: URL, init: RequestInit, opts: { seconds?: number; ca?: string }): Promise<Response> {
   const undici = await import('undici');
-  const dispatcher = new undici.Agent({ headersTimeout: 0, bodyTimeout: 0 });
-  const signal = AbortSignal.timeout(seconds * 1000);
-  return (await undici.fetch(url, { ...(init as object), dispatcher, signal } as Parameters<typeof undici.fetch>[1])) as unknown as Response;
+  const tls = await import('node:tls');
+  const key = `${opts.seconds !== undefined}|${opts.ca ?? ''}`;
+  let dispatcher = agents.get(key) as InstanceType<typeof undici.Agent> | undefined;
+  if (!dispatcher) {
+    // The context's CA is trusted besides the system's, as NODE_EXTRA_CA_CERTS would do.
+    const connect = opts.ca ? { ca: [...tls.rootCertificates, opts.ca] } : undefined;
+    dispatcher = new undici.Agent({ ...(opts.seconds !== undefined ? { headersTimeout: 0, bodyTimeout: 0 } : {}), ...(connect ? { connect } : {}) });
+    agents.set(key, dispatcher);
+  }
+  if (init.body instanceof FormData) {
+    // undici's own fetch does not know Node's global FormData (a different class): encode it as the
+    // global fetch would, streamed, with its multipart boundary.
+    const encoded = new Response(init.body);
+    init = { ...init, body: encoded.body, duplex: 'half', headers: { ...(init.headers as Record<string, string>), 'content-type': encoded.headers.get('content-type')! } } as RequestInit;
+  }
+  const signal = opts.seconds !== undefined ? AbortSignal.timeout(opts.seconds * 1000) : undefined;
+  return (await undici.fetch(url, { ...(init as object), dispatcher, ...(signal ? { signal } : {}) } as Parameters<typeof undici.fetch>[1])) as unknown as Response;
 }

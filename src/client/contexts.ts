@@ -13,6 +13,11 @@ export interface Context {
   url?: string;
   /** Current project (slug, short or id) for commands that need one. */
   project?: string;
+  /**
+   * PEM of the CA that signed a remote server's certificate (`context add --ca-cert`), embedded
+   * as kubectl's `--embed-certs` does, so moving or deleting the file later breaks nothing.
+   */
+  ca_cert?: string;
 }
 
 interface ContextFile {

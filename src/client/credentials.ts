@@ -9,6 +9,9 @@ export interface StoredCredential {
   email?: string;
   /** Unix seconds; absent for API keys without expiry. */
   expiresAt?: number;
+  /** A session's refresh token (single use: each refresh stores the next one). */
+  refreshToken?: string;
+  refreshExpiresAt?: number;
   /** The key the CLI made for itself on the local context (revoked by `platform logout`). */
   automatic?: boolean;
 }

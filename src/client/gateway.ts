@@ -52,7 +52,7 @@ export interface GatewayTestResult {
  * Sends one GET to an endpoint's address and reports what came back. A `.localhost` address is
  * the local daemon's own listener with the endpoint's Host header (no resolver needed).
  */
-export function testEndpoint(e: Endpoint, apiBaseUrl: string, opts: { key?: string; path?: string } = {}): Promise<GatewayTestResult> {
+export function testEndpoint(e: Endpoint, apiBaseUrl: string, opts: { key?: string; path?: string; ca?: string } = {}): Promise<GatewayTestResult> {
   const target = new URL(opts.path ?? '/', e.url);
   const local = target.hostname.endsWith('.localhost');
   const base = new URL(apiBaseUrl);
@@ -68,6 +68,8 @@ export function testEndpoint(e: Endpoint, apiBaseUrl: string, opts: { key?: stri
         path: `${target.pathname}${target.search}`,
         headers: { host: target.host, ...(opts.key ? { [GATEWAY_KEY_HEADER]: opts.key } : {}) },
         timeout: 30_000,
+        // The context's CA (context add --ca-cert) when the request goes to the platform's own listener.
+        ...(local && opts.ca ? { ca: opts.ca } : {}),
       },
       (res) => {
         const chunks: Buffer[] = [];

@@ -1,6 +1,7 @@
 import { authRoutes } from '../api/auth.js';
 import type { Connection } from './session.js';
 import { CredentialStore } from './credentials.js';
+import { sessionCredential } from './refresh.js';
 
 export interface PasswdResult {
   email: string;
@@ -23,7 +24,11 @@ export async function changePassword(conn: Connection, current: string, next: st
   if (conn.credentialSource === 'stored' || conn.credentialSource === 'local-admin') {
     const previous = await store.get(conn.context.name);
     // An API key in use stays: it is still valid and the user chose it over a session.
-    if (!previous?.token.startsWith('svc_')) storedIn = await store.set(conn.context.name, { token: res.token, email: res.email, expiresAt: res.expires_at });
+    if (!previous?.token.startsWith('svc_')) {
+      storedIn = await store.set(conn.context.name, sessionCredential(res));
+      // The replaced session is held by nobody now: end it rather than leave it live for its refresh lifetime.
+      if (previous?.refreshToken) await conn.client.call(authRoutes.revoke, { body: { token: previous.refreshToken } }).catch(() => undefined);
+    }
   }
   return { email: res.email, role: res.role, must_change_password: res.must_change_password, expires_at: res.expires_at, stored_in: storedIn };
 }

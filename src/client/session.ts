@@ -3,6 +3,7 @@ import { getContext, type Context } from './contexts.js';
 import { CredentialStore, type StoredCredential } from './credentials.js';
 import { adminFromEnvironment, adoptLocalAdmin, migrateLegacyAdmin } from './local-admin.js';
 import { findDaemon, startDaemon, type BootstrapAdmin } from './local-daemon.js';
+import { refreshStoredSession } from './refresh.js';
 
 export interface Connection {
   client: ApiClient;
@@ -51,6 +52,35 @@ export function bootstrapNotice(admin: BootstrapAdmin, kept: { storedIn?: string
 
 const fresh = (c: StoredCredential | undefined) => c && (!c.expiresAt || c.expiresAt * 1000 > Date.now() + 60_000);
 
+/** The CA a context's requests trust: its own, only when talking to its own URL (not PLATFORM_API_URL's). */
+export const contextCa = (context: Context, url: string) => (context.kind === 'remote' && url === context.url ? context.ca_cert : undefined);
+
+/** A client for a context's server, trusting the context's CA. */
+export const clientFor = (context: Context, url: string, token?: string, refresh?: () => Promise<string | undefined>) =>
+  new ApiClient(url, token, { ca: contextCa(context, url), refresh });
+
+/**
+ * The stored credential as a client: a session about to expire is refreshed first (an upload
+ * cannot be replayed after a 401), and a 401 later in the command refreshes once more.
+ */
+async function storedClient(context: Context, url: string, stored: StoredCredential): Promise<ApiClient | undefined> {
+  let current = stored;
+  const ca = contextCa(context, url);
+  if (!fresh(current)) {
+    const renewed = await refreshStoredSession(context, url, current, ca);
+    if (!renewed) return undefined;
+    current = renewed;
+  }
+  const refresh = current.refreshToken
+    ? async () => {
+        const renewed = await refreshStoredSession(context, url, current, ca);
+        if (renewed) current = renewed;
+        return renewed?.token;
+      }
+    : undefined;
+  return clientFor(context, url, current.token, refresh);
+}
+
 /**
  * Opens a connection for a command: PLATFORM_API_URL and PLATFORM_TOKEN override the context
  * (for CI); otherwise the context's stored credential. The local context signs in by itself:
@@ -60,16 +90,17 @@ const fresh = (c: StoredCredential | undefined) => c && (!c.expiresAt || c.expir
 export async function connect(opts: { context?: string; anonymous?: boolean } = {}): Promise<Connection> {
   const context = getContext(opts.context);
   const url = await contextUrl(context);
-  if (opts.anonymous) return { client: new ApiClient(url), context, url, credentialSource: 'none' };
+  if (opts.anonymous) return { client: clientFor(context, url), context, url, credentialSource: 'none' };
   if (process.env.PLATFORM_TOKEN) {
-    return { client: new ApiClient(url, process.env.PLATFORM_TOKEN), context, url, credentialSource: 'env' };
+    return { client: clientFor(context, url, process.env.PLATFORM_TOKEN), context, url, credentialSource: 'env' };
   }
   const local = context.kind === 'local' && !process.env.PLATFORM_API_URL;
   const migrated = local ? await migrateLegacyAdmin(context, url) : undefined;
   if (migrated) return { client: new ApiClient(url, migrated.token), context, url, credentialSource: 'local-admin' };
   const stored = await new CredentialStore().get(context.name);
-  if (fresh(stored)) return { client: new ApiClient(url, stored!.token), context, url, credentialSource: 'stored' };
+  const client = stored ? await storedClient(context, url, stored) : undefined;
+  if (client) return { client, context, url, credentialSource: 'stored' };
   const fromEnv = local ? await adminFromEnvironment(context, url) : undefined;
   if (fromEnv) return { client: new ApiClient(url, fromEnv.token), context, url, credentialSource: 'local-admin' };
-  return { client: new ApiClient(url), context, url, credentialSource: 'none' };
+  return { client: clientFor(context, url), context, url, credentialSource: 'none' };
 }

@@ -1,24 +1,28 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
 import { authRoutes } from '../api/auth.js';
-import { ApiClient } from '../client/api-client.js';
 import { CredentialStore } from '../client/credentials.js';
 import { getContext } from '../client/contexts.js';
-import { contextUrl } from '../client/session.js';
+import { clientFor, contextUrl } from '../client/session.js';
+import { deviceLogin } from '../client/device-login.js';
+import { sessionCredential } from '../client/refresh.js';
 import { UsageError } from '../client/errors.js';
 import { ask, askHidden, readStdin, requireTty } from '../cli/prompt.js';
 
 export default class Login extends BaseCommand {
   static override summary = 'Sign in to the current context';
   static override description =
-    'Prompts for e-mail and password (hidden), or reads the password from stdin with --password-stdin, or stores an API key read from stdin with --api-key-stdin. A key given on the command line with --api-key works but is warned about: other local users can read a command line. The credential goes to the OS keychain, or a 0600 file where no keychain answers.';
+    'With --web, signs in through the browser: the CLI shows a one-time code and the server\'s approval page, where you sign in and approve it (a device sign-in in the manner of RFC 8628; works over SSH and without a local browser). Otherwise prompts for e-mail and password (hidden), or reads the password from stdin with --password-stdin, or stores an API key read from stdin with --api-key-stdin. A key given on the command line with --api-key works but is warned about: other local users can read a command line. The credential goes to the OS keychain, or a 0600 file where no keychain answers.';
   static override examples = [
     '<%= config.bin %> login',
+    '<%= config.bin %> login --web --context prod',
     'printf %s "$PASSWORD" | <%= config.bin %> login --email me@example.com --password-stdin',
     'printf %s "$PLATFORM_API_KEY" | <%= config.bin %> login --api-key-stdin',
     'printf %s "$PLATFORM_API_KEY" | <%= config.bin %> login --api-key-stdin --json',
   ];
   static override flags = {
+    web: Flags.boolean({ description: 'sign in through the browser with a one-time code', exclusive: ['email', 'password-stdin', 'api-key-stdin', 'api-key'] }),
+    browser: Flags.boolean({ description: 'with --web, open the approval page in a browser when one is available', default: true, allowNo: true }),
     email: Flags.string({ description: 'e-mail to sign in with' }),
     'password-stdin': Flags.boolean({ description: 'read the password from stdin', dependsOn: ['email'] }),
     'api-key-stdin': Flags.boolean({
@@ -36,13 +40,27 @@ export default class Login extends BaseCommand {
     const context = getContext(flags.context);
     const url = await contextUrl(context);
     const store = new CredentialStore();
+    if (flags.web) {
+      const res = await deviceLogin(clientFor(context, url), {
+        openBrowser: flags.browser,
+        // On stderr even with --json: the person needs the code; stdout carries only the result.
+        show: (code) =>
+          process.stderr.write(
+            `First copy your one-time code: ${code.user_code}\nThen open ${code.verification_uri} and approve it (or open ${code.verification_uri_complete}).\nThe code expires in ${Math.round(code.expires_in / 60) || 1} minutes. Waiting for approval...\n`,
+          ),
+      });
+      const where = await store.set(context.name, sessionCredential(res));
+      this.print(`signed in to ${context.name} as ${res.email} (stored in the ${where})`);
+      if (res.must_change_password) this.note('you must change your password before anything else: run `platform passwd`');
+      return { context: context.name, email: res.email, role: res.role, must_change_password: res.must_change_password, expires_at: res.expires_at, stored_in: where };
+    }
     // On stderr even with --json: the warning is about how the command was run, not its result.
     if (flags['api-key']) process.stderr.write('warning: a key on the command line can be read by other local users (ps, /proc); use --api-key-stdin\n');
     const given = flags['api-key-stdin'] ? await readStdin() : flags['api-key'];
     if (given !== undefined) {
       const key = given.trim();
       if (!key.startsWith('svc_')) throw new UsageError('an API key starts with svc_');
-      const me = await new ApiClient(url, key).call(authRoutes.me);
+      const me = await clientFor(context, url, key).call(authRoutes.me);
       const where = await store.set(context.name, { token: key, email: me.email, expiresAt: me.expires_at });
       this.print(`signed in to ${context.name} as ${me.email} with an API key (stored in the ${where})`);
       return { context: context.name, email: me.email, role: me.role, credential: 'api_key', stored_in: where };
@@ -57,8 +75,8 @@ export default class Login extends BaseCommand {
       password = await askHidden('Password: ');
     }
     if (!email) throw new UsageError('an e-mail is required');
-    const res = await new ApiClient(url).call(authRoutes.login, { body: { email, password } });
-    const where = await store.set(context.name, { token: res.token, email: res.email, expiresAt: res.expires_at });
+    const res = await clientFor(context, url).call(authRoutes.login, { body: { email, password } });
+    const where = await store.set(context.name, sessionCredential(res));
     this.print(`signed in to ${context.name} as ${res.email} (stored in the ${where})`);
     if (res.must_change_password) this.note('you must change your password before anything else: run `platform passwd`');
     return { context: context.name, email: res.email, role: res.role, must_change_password: res.must_change_password, expires_at: res.expires_at, stored_in: where };

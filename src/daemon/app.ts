@@ -53,7 +53,7 @@ const REQUEST_ID_HEADER = 'X-Request-Id';
 export function createApp(deps: AppDeps): App {
   const clock = deps.clock ?? systemClock;
   const log = deps.log ?? silentLogger;
-  const sessions = new SessionTokens(deps.signingKey, clock);
+  const sessions = new SessionTokens(deps.signingKey, clock, deps.config.sessions?.ttlSeconds);
   const ctx: AreaContext = {
     db: deps.db,
     clock,
@@ -83,6 +83,14 @@ export function createApp(deps: AppDeps): App {
     const requestId = newRequestId();
     res.setHeader(REQUEST_ID_HEADER, requestId);
     const ip = req.socket.remoteAddress ?? 'unknown';
+    // A bearer credential was sent and not accepted (invalid, expired, revoked): a 401 then says
+    // so (RFC 6750 invalid_token), which is what tells a client to refresh rather than give up.
+    let refused = false;
+    const resolve = async () => {
+      const principal = await credentials.resolve(req.headers.authorization);
+      refused = !principal && /^Bearer\s/i.test(req.headers.authorization ?? '');
+      return principal;
+    };
     try {
       restoreMethod(req);
       // The sandbox listener serves the sandbox routes and nothing else (spec 2 §4.6).
@@ -97,7 +105,7 @@ export function createApp(deps: AppDeps): App {
       const hosted = internal ? undefined : ctx.hooks.hostRoutes.find((h) => h.matches(String(req.headers.host ?? '')));
       if (hosted?.ownEdge) return await hosted.serve({ requestId, ip, req, res });
       if (hosted) {
-        const principal = await credentials.resolve(req.headers.authorization);
+        const principal = await resolve();
         const wait = isInternalCall(req) ? 0 : buckets.take(principal ? principalKey(principal) : `ip:${ip}`);
         if (wait > 0) throw tooMany('rate limit exceeded: slow down and retry after the time in Retry-After', wait);
         return await hosted.serve({ requestId, ip, principal, req, res });
@@ -112,7 +120,7 @@ export function createApp(deps: AppDeps): App {
       }
       if (internal) throw new ApiError(404, `no route for ${req.method ?? 'GET'} ${url.pathname} on the internal listener (it serves MCP server endpoints only)`);
       const { route, params } = router.match(req.method ?? 'GET', url.pathname);
-      const principal = route.contract.auth === 'none' && route.contract.unlimited ? undefined : await credentials.resolve(req.headers.authorization);
+      const principal = route.contract.auth === 'none' && route.contract.unlimited ? undefined : await resolve();
       if (!route.contract.unlimited) {
         const key = principal ? principalKey(principal) : `ip:${ip}`;
         const wait = Math.max(buckets.take(key), route.contract.rateLimit ? areaBucket(route.contract.rateLimit).take(key) : 0);
@@ -121,7 +129,7 @@ export function createApp(deps: AppDeps): App {
       await router.run(route, params, { requestId, ip, principal, req, res }, url);
     } catch (err) {
       try {
-        sendError(req, res, err, requestId, log);
+        sendError(req, res, err, requestId, log, refused);
       } catch (fatal) {
         // Nothing a request sends may take the process down: drop this one connection instead.
         log.error('could not answer request', { request_id: requestId, error: String(fatal) });
@@ -150,7 +158,7 @@ export function createApp(deps: AppDeps): App {
   };
 }
 
-function sendError(req: IncomingMessage, res: ServerResponse, err: unknown, requestId: string, log: Logger): void {
+function sendError(req: IncomingMessage, res: ServerResponse, err: unknown, requestId: string, log: Logger, credentialRefused = false): void {
   if (clientGone(req, res)) {
     // The client hung up mid-request (an aborted upload): nothing to answer, nothing broken,
     // whatever error the half-read request caused.
@@ -180,6 +188,7 @@ function sendError(req: IncomingMessage, res: ServerResponse, err: unknown, requ
     res.destroy();
     return;
   }
+  if (status === 401 && credentialRefused) headers = { ...headers, 'WWW-Authenticate': 'Bearer error="invalid_token", error_description="the token is invalid, expired or revoked"' };
   // A refused request whose body is still arriving (a 413 from Content-Length, a 401 before an
   // upload) closes the connection: keeping it alive would make Node read and drop the whole body.
   if (bodyStillComing(req)) headers = { ...headers, Connection: 'close' };

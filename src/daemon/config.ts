@@ -26,6 +26,15 @@ export interface DaemonConfig {
   version: string;
   rateLimit: RateLimitConfig;
   signIn: { perIp: number; perAccount: number; windowMs: number };
+  /**
+   * Sign-in sessions (docs/decisions/signin.md): PLATFORM_SESSION_TTL_SECONDS for the session
+   * token (spec 1 §8: 12 hours), PLATFORM_SESSION_REFRESH_TTL_SECONDS for its refresh token (30 days).
+   */
+  sessions: { ttlSeconds: number; refreshTtlSeconds: number };
+  /** Device sign-in (RFC 8628): PLATFORM_DEVICE_CODE_TTL_SECONDS (600) and PLATFORM_DEVICE_POLL_INTERVAL_SECONDS (5). */
+  device: { ttlSeconds: number; intervalSeconds: number };
+  /** PLATFORM_PUBLIC_URL: the address people reach the platform at (device approval links); default the daemon's own. */
+  publicUrl?: string;
   /** INVOKE_AUTH_REQUIRED (spec 1 §5); default true. */
   invokeAuthRequired: boolean;
   admin: { email?: string; password?: string };
@@ -230,6 +239,15 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
       perAccount: num(env.PLATFORM_SIGNIN_LIMIT_PER_ACCOUNT, 50),
       windowMs: num(env.PLATFORM_SIGNIN_WINDOW_SECONDS, 15 * 60) * 1000,
     },
+    sessions: {
+      ttlSeconds: Math.max(1, num(env.PLATFORM_SESSION_TTL_SECONDS, 12 * 3600)),
+      refreshTtlSeconds: Math.max(60, num(env.PLATFORM_SESSION_REFRESH_TTL_SECONDS, 30 * 86_400)),
+    },
+    device: {
+      ttlSeconds: Math.max(1, num(env.PLATFORM_DEVICE_CODE_TTL_SECONDS, 600)),
+      intervalSeconds: Math.max(1, num(env.PLATFORM_DEVICE_POLL_INTERVAL_SECONDS, 5)),
+    },
+    ...(env.PLATFORM_PUBLIC_URL ? { publicUrl: env.PLATFORM_PUBLIC_URL.replace(/\/$/, '') } : {}),
     invokeAuthRequired: (env.INVOKE_AUTH_REQUIRED ?? 'true').toLowerCase() !== 'false',
     admin: { email: env.PLATFORM_ADMIN_EMAIL || undefined, password: env.PLATFORM_ADMIN_PASSWORD || undefined },
     cache: cacheConfig(env),

@@ -17,7 +17,9 @@ describe('POST /v1/auth/login', () => {
   it('returns the login shape', async () => {
     const r = await d.api('POST', '/v1/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
     expect(r.status).toBe(200);
-    expect(Object.keys(r.body).sort()).toEqual(['email', 'expires_at', 'must_change_password', 'role', 'token']);
+    // Spec 1 §4.2's fields, plus the refresh token of issue 24 (docs/decisions/signin.md).
+    expect(Object.keys(r.body).sort()).toEqual(['email', 'expires_at', 'must_change_password', 'refresh_expires_at', 'refresh_token', 'role', 'token']);
+    expect(r.body.refresh_token).toMatch(/^rt_[A-Za-z0-9_-]{43}$/);
     expect(r.body).toMatchObject({ email: ADMIN_EMAIL, role: 'admin', must_change_password: false });
     expect(r.body.expires_at - Math.floor(Date.now() / 1000)).toBeGreaterThan(12 * 3600 - 60);
   });

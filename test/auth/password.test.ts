@@ -39,7 +39,7 @@ describe('POST /v1/auth/change-password', () => {
     clock.advance(1000);
     const r = await change(u.token, FIXTURE_PASSWORD, 'Changed-Pass-77');
     expect(r.status).toBe(200);
-    expect(Object.keys(r.body).sort()).toEqual(['email', 'expires_at', 'must_change_password', 'role', 'token']);
+    expect(Object.keys(r.body).sort()).toEqual(['email', 'expires_at', 'must_change_password', 'refresh_expires_at', 'refresh_token', 'role', 'token']);
     expect(r.body).toMatchObject({ email: u.email, role: 'user', must_change_password: false });
     expect(r.body.token).not.toBe(u.token);
     expect(r.body.expires_at).toBe(Math.floor(clock.now() / 1000) + 12 * 3600);

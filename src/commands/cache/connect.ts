@@ -41,8 +41,9 @@ export default class CacheConnect extends BaseCommand {
     if (flags.tls) {
       if (!view.external_endpoint) throw new AbortError(`${args.name} has no external endpoint`, 'create it with --external and wait until it is ready');
       const url = new URL(view.external_endpoint);
-      const ca = join(platformHome(), 'keys', 'cache-ca.crt');
-      target = ['-h', url.hostname, '-p', url.port, '--tls', ...(existsSync(ca) ? ['--cacert', ca] : [])];
+      // The cache CA file lies in the local daemon's state directory; a remote server's is not on this disk.
+      const ca = conn.context.kind === 'local' ? join(platformHome(), 'keys', 'cache-ca.crt') : undefined;
+      target = ['-h', url.hostname, '-p', url.port, '--tls', ...(ca && existsSync(ca) ? ['--cacert', ca] : [])];
     }
     const extra = (argv as string[]).slice(1);
     const child = spawn('redis-cli', [...target, ...extra], { stdio: 'inherit', env: { ...process.env, REDISCLI_AUTH: password } });

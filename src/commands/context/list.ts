@@ -7,13 +7,15 @@ export default class ContextList extends BaseCommand {
 
   async run() {
     const data = readContexts();
-    const contexts = data.contexts.map((c) => ({ ...c, current: c.name === data.current }));
+    // The CA itself stays in contexts.json; the list says only that one is trusted.
+    const contexts = data.contexts.map(({ ca_cert, ...c }) => ({ ...c, ...(ca_cert ? { custom_ca: true } : {}), current: c.name === data.current }));
     this.table(contexts, [
       { header: 'current', get: (c) => (c.current ? '*' : '') },
       { header: 'name', get: (c) => c.name },
       { header: 'kind', get: (c) => c.kind },
       { header: 'url', get: (c) => (c.kind === 'local' ? 'local daemon' : c.url) },
       { header: 'project', get: (c) => c.project },
+      { header: 'tls', get: (c) => (c.custom_ca ? 'own CA' : '') },
     ]);
     return { current: data.current, contexts };
   }

@@ -22,7 +22,7 @@ export default class GatewayTest extends BaseCommand {
     const projectID = this.projectRef(flags.project, flags.context);
     const client = await this.client();
     const e = await client.call(gatewayRoutes.get, { params: { projectID, name: args.endpoint } }).catch((err: unknown) => explain(err, { endpoint: args.endpoint }));
-    const r = await testEndpoint(e, client.baseUrl, { key: flags.key, path: flags.path }).catch((err: Error) => {
+    const r = await testEndpoint(e, client.baseUrl, { key: flags.key, path: flags.path, ca: client.ca }).catch((err: Error) => {
       throw new AbortError(`could not reach ${e.url}: ${err.message}`, 'check the endpoint with `platform gateway endpoints get NAME`');
     });
     const { body, ...shown } = r;

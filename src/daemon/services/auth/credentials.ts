@@ -3,6 +3,7 @@ import type { Clock } from '../../clock.js';
 import type { Principal } from './principal.js';
 import { parseKey, secretMatches } from './api-keys.js';
 import type { SessionTokens } from './session-tokens.js';
+import { sessionLive } from './sign-in-sessions.js';
 
 interface KeyRow {
   id: string;
@@ -37,6 +38,8 @@ export class CredentialResolver {
     const token = m[1]!;
     if (token.startsWith('svc_')) return this.resolveKey(token);
     const claims = await this.sessions.verify(token);
+    // A logged-out session's tokens stop at once; tokens of versions before sessions had rows carry no sid.
+    if (claims?.sessionId && !sessionLive(this.db, claims.sessionId)) return undefined;
     return claims ? this.person(claims.userId, { expiresAt: claims.expiresAt, credential: 'session' }) : undefined;
   }
 

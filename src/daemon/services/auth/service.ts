@@ -9,6 +9,7 @@ import { decoyHash, hashPassword, passwordProblem, verifyPassword } from './pass
 import type { PersonPrincipal, Principal } from './principal.js';
 import { keyView, createKey } from './keys.js';
 import { keyByRef, keysOfUser, revokeKey, setPassword, userByEmail, userById, type UserRow } from './store.js';
+import { startSession } from './sign-in-sessions.js';
 
 export const TOO_MANY_SIGN_INS = 'too many sign-in attempts; wait and retry after the time in Retry-After';
 
@@ -38,6 +39,16 @@ export class SignIn {
   }
 
   async login(body: { email: string; password: string }, ip: string, requestId: string): Promise<z.infer<typeof LoginResponse>> {
+    const user = await this.authenticate(body, ip, requestId);
+    writeAudit(this.ctx.db, this.ctx.clock, { actor: user.email, action: 'auth.login', target: user.email, requestId });
+    return startSession(this.ctx, user, 'password');
+  }
+
+  /**
+   * Checks an e-mail and password under the throttle (login, and the device approval page);
+   * a failure is audited and answers one message for unknown user and wrong password.
+   */
+  async authenticate(body: { email: string; password: string }, ip: string, requestId: string): Promise<UserRow> {
     this.throttle(ip, body.email);
     const { db } = this.ctx;
     const anyUser = db.prepare('SELECT 1 FROM acct_users LIMIT 1').get();
@@ -57,19 +68,7 @@ export class SignIn {
       });
       throw unauthorized('invalid email or password');
     }
-    writeAudit(db, this.ctx.clock, { actor: user.email, action: 'auth.login', target: user.email, requestId });
-    return this.sessionFor(user);
-  }
-
-  async sessionFor(user: UserRow): Promise<z.infer<typeof LoginResponse>> {
-    const { token, expiresAt } = await this.ctx.sessions.issue(user.id, user.email, user.role);
-    return {
-      token,
-      email: user.email,
-      role: user.role,
-      must_change_password: Boolean(user.must_change_password),
-      expires_at: expiresAt,
-    };
+    return user;
   }
 
   async changePassword(
@@ -101,7 +100,7 @@ export class SignIn {
       setPassword(db, user.id, hash, false);
       writeAudit(db, clock, { actor: user.email, action: 'user.change_password', target: user.email, requestId });
     });
-    return this.sessionFor(userById(db, user.id)!);
+    return startSession(this.ctx, userById(db, user.id)!, 'password_change');
   }
 }
 

@@ -3,6 +3,7 @@ import type { Clock } from '../../clock.js';
 /** jose is loaded on first use: it costs ~40 ms of daemon start-up that /healthz does not need. */
 const jose = () => import('jose');
 
+/** Spec 1 §8's session lifetime, the default of PLATFORM_SESSION_TTL_SECONDS. */
 export const SESSION_TTL_SECONDS = 12 * 60 * 60;
 
 export interface SessionClaims {
@@ -11,20 +12,27 @@ export interface SessionClaims {
   /** A hint only: authorization re-reads the role on every request (spec 1 §5). */
   role: string;
   expiresAt: number;
+  /** The sign-in session (auth_sessions row) the token belongs to; revoking it ends the token at once. */
+  sessionId?: string;
 }
 
-/** Stateless signed session tokens (HS256 JWT under the daemon's key), 12 hours, not revocable. */
+/**
+ * Signed session tokens (HS256 JWT under the daemon's key). The signature and expiry are checked
+ * here; whether the sign-in session behind the `sid` claim is still live is the resolver's check
+ * (auth/sign-in-sessions.ts), so logout takes effect before the token expires.
+ */
 export class SessionTokens {
   constructor(
     private readonly key: Uint8Array,
     private readonly clock: Clock,
+    private readonly ttlSeconds = SESSION_TTL_SECONDS,
   ) {}
 
-  async issue(userId: string, email: string, role: string): Promise<{ token: string; expiresAt: number }> {
+  async issue(userId: string, email: string, role: string, sessionId?: string): Promise<{ token: string; expiresAt: number }> {
     const { SignJWT } = await jose();
     const iat = Math.floor(this.clock.now() / 1000);
-    const expiresAt = iat + SESSION_TTL_SECONDS;
-    const token = await new SignJWT({ email, role })
+    const expiresAt = iat + this.ttlSeconds;
+    const token = await new SignJWT({ email, role, ...(sessionId ? { sid: sessionId } : {}) })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(userId)
       .setIssuedAt(iat)
@@ -35,8 +43,8 @@ export class SessionTokens {
   }
 
   /**
-   * Tokens already verified under this key. A token is stateless and not revocable, so its
-   * signature never needs checking twice; only the expiry is re-checked. WebCrypto's async HMAC
+   * Tokens already verified under this key. A token's signature never needs checking twice; only
+   * the expiry is re-checked here (revocation is looked up by the resolver on every request). WebCrypto's async HMAC
    * was about 5 % of the daemon's CPU under a messaging load (one verification per request).
    */
   private readonly verified = new Map<string, SessionClaims>();
@@ -56,16 +64,25 @@ export class SessionTokens {
     return claims;
   }
 
-  private async check(token: string): Promise<SessionClaims | undefined> {
+  /**
+   * The claims of a token signed by this daemon even when it has expired: revoking (logout) must
+   * work with the token the CLI holds, whatever its age.
+   */
+  async claimsIgnoringExpiry(token: string): Promise<SessionClaims | undefined> {
+    return this.check(token, true);
+  }
+
+  private async check(token: string, ignoreExpiry = false): Promise<SessionClaims | undefined> {
     try {
       const { jwtVerify } = await jose();
       const { payload } = await jwtVerify(token, this.key, {
         issuer: 'platform',
         algorithms: ['HS256'],
-        currentDate: new Date(this.clock.now()),
+        currentDate: ignoreExpiry ? new Date(0) : new Date(this.clock.now()),
       });
       if (typeof payload.sub !== 'string' || typeof payload.exp !== 'number') return undefined;
-      return { userId: payload.sub, email: String(payload.email), role: String(payload.role), expiresAt: payload.exp };
+      const sessionId = typeof payload.sid === 'string' ? payload.sid : undefined;
+      return { userId: payload.sub, email: String(payload.email), role: String(payload.role), expiresAt: payload.exp, ...(sessionId ? { sessionId } : {}) };
     } catch {
       return undefined;
     }
