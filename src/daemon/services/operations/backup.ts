@@ -60,7 +60,7 @@ export async function prepareBackup(ctx: AreaContext): Promise<PreparedBackup> {
         const entries = await readdir(staging);
         // The manifest first, so a reader learns the format before anything else.
         const ordered = [BACKUP_MANIFEST, ...entries.filter((e) => e !== BACKUP_MANIFEST).sort()];
-        const pack = tarCreate({ gzip: true, cwd: staging, portable: true }, ordered);
+        const pack = tarCreate({ gzip: true, cwd: staging }, ordered);
         await new Promise<void>((resolve, reject) => {
           out.once('error', reject);
           out.once('close', () => ((out as Writable & { writableFinished: boolean }).writableFinished ? resolve() : reject(new Error('the client went away during the backup'))));
