@@ -37,14 +37,22 @@ export interface PreparedBackup {
 export async function prepareBackup(ctx: AreaContext): Promise<PreparedBackup> {
   const home = ctx.config.home;
   const staging = await mkdtemp(join(home, '.backup-'));
+  const started = performance.now();
+  const phases: Record<string, number> = {};
+  const lap = (name: string) => (phases[`${name}_ms`] = Math.round(performance.now() - started));
   try {
     const areaFiles = (await Promise.all(ctx.hooks.backupPreparers.map((p) => p.files()))).flat();
+    lap('areas');
     const parts: string[] = [];
     for (const rel of BEFORE_STORE) if (await copyTree(home, staging, rel)) parts.push(rel);
+    lap('before_store');
     await ctx.db.backup(join(staging, 'platform.db'));
+    lap('store');
     parts.push('platform.db');
     for (const rel of AFTER_STORE) if (await copyTree(home, staging, rel)) parts.push(rel);
     for (const f of areaFiles) await placeFile(staging, f);
+    lap('files');
+    ctx.log.info('backup prepared', phases);
     for (const p of new Set(ctx.hooks.backupPreparers.map((p) => p.area))) parts.push(`${p} (area files)`);
     const manifest: BackupManifest = { format: BACKUP_FORMAT, platform_version: ctx.config.version, created_at: isoNow(ctx.clock), home, parts };
     await writeFile(join(staging, BACKUP_MANIFEST), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 });
