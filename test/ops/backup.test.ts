@@ -121,6 +121,14 @@ describe.skipIf(!existsSync(DAEMON_MAIN))('server backup and restore', () => {
     expect(JSON.parse(refused.stdout).error).toMatch(/not empty/);
     expect(readdirSync(busy)).toEqual(['keep.txt']);
 
+    // A file that is not a backup fails clearly and leaves nothing behind.
+    const junk = join(root, 'junk.tar.gz');
+    writeFileSync(junk, 'not an archive');
+    const bad = await cli(homeA, ['server', 'restore', junk, '--home', join(root, 'never'), '--json']);
+    expect(bad.exitCode).toBe(1);
+    expect(JSON.parse(bad.stdout).error).toMatch(/not a readable backup archive/);
+    expect(existsSync(join(root, 'never'))).toBe(false);
+
     const restored = await cli(homeA, ['server', 'restore', file, '--home', homeB, '--json']);
     expect(restored.exitCode, restored.stderr).toBe(0);
     expect(JSON.parse(restored.stdout)).toMatchObject({ home: homeB, from_home: homeA, relocated: true });

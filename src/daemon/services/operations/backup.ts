@@ -36,7 +36,7 @@ export interface PreparedBackup {
  */
 export async function prepareBackup(ctx: AreaContext): Promise<PreparedBackup> {
   const home = ctx.config.home;
-  const staging = await mkdtemp(join(home, '.backup-'));
+  const staging = await mkdtemp(join(home, STAGING_PREFIX));
   const started = performance.now();
   const phases: Record<string, number> = {};
   const lap = (name: string) => (phases[`${name}_ms`] = Math.round(performance.now() - started));
@@ -80,6 +80,15 @@ export async function prepareBackup(ctx: AreaContext): Promise<PreparedBackup> {
       }
     },
   };
+}
+
+/** Staging folders live beside the state (same file system); their names start with this. */
+const STAGING_PREFIX = '.backup-';
+
+/** Removes staging folders a daemon that died mid-backup left behind (called at start, when none can be running). */
+export async function removeLeftoverStaging(home: string): Promise<void> {
+  if (!existsSync(home)) return;
+  for (const name of await readdir(home)) if (name.startsWith(STAGING_PREFIX)) await rm(join(home, name), { recursive: true, force: true });
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Area } from '../../area.js';
 import { writeAudit } from '../../audit.js';
 import { DaemonMetrics } from '../../metrics/daemon-metrics.js';
 import { HANDLED } from '../../http/router.js';
-import { prepareBackup } from './backup.js';
+import { prepareBackup, removeLeftoverStaging } from './backup.js';
 
 /**
  * Operating the platform (issue 24 §3): `/metrics` for Prometheus and the online backup. Both are
@@ -46,7 +46,8 @@ export function operationsArea(): Area {
         return HANDLED;
       });
     },
-    async start() {
+    async start(ctx) {
+      await removeLeftoverStaging(ctx.config.home);
       // prom-client is loaded off the start-up path (daemon-metrics.ts): a moment after the daemon
       // answers, or at the first scrape if that comes sooner.
       loader = setTimeout(() => void metrics?.load(), LOAD_AFTER_MS);
