@@ -45,7 +45,8 @@ const stop = async (d: DaemonProcess) => {
 describe.skipIf(!existsSync(DAEMON_MAIN))('server backup and restore', () => {
   it('a backup taken under write load restores into a new home with every write acknowledged before it began', { timeout: 120_000 }, async () => {
     mkdirSync(homeA, { recursive: true });
-    const a = await spawnDaemonProcess(homeA);
+    // Graph saves every second, so the archive carries one (saves happen once 1,000 points changed).
+    const a = await spawnDaemonProcess(homeA, { PLATFORM_VECTOR_GRAPH_SAVE_SECONDS: '1' });
     daemons.push(a);
     const admin = await loginToken(a.url);
     const project = (await call(a.url, 'GET', '/v1/projects/default', admin)).body as { id: string; short: string };
@@ -72,6 +73,15 @@ describe.skipIf(!existsSync(DAEMON_MAIN))('server backup and restore', () => {
     await redis.connect();
     for (let i = 0; i < 50; i++) await redis.set(`k${i}`, `v${i}`);
     redis.disconnect();
+    expect((await call(a.url, 'POST', `${p}/indexes`, admin, { name: 'docs', dimensions: 3, distance: 'euclid' })).status).toBe(201);
+    await until('index ready', async () => (await call(a.url, 'GET', `${p}/indexes/docs`, admin)).body.index.ready === true);
+    for (let from = 1; from <= 1200; from += 200) {
+      const points = Array.from({ length: 200 }, (_, i) => ({ id: from + i, vector: [from + i, (from + i) % 7, 1], payload: {} }));
+      expect((await call(a.url, 'POST', `${p}/indexes/docs:upsert`, admin, { points })).status).toBe(200);
+    }
+    await until('a graph save', async () => readdirSync(join(homeA, 'vector')).some((f) => f.endsWith('.graph')));
+    // A change after the save: the restored store is newer than the saved graph and must win.
+    expect((await call(a.url, 'POST', `${p}/indexes/docs:upsert`, admin, { points: [{ id: 5, vector: [5000, 0, 1], payload: {} }] })).status).toBe(200);
     await until('function ready', async () => (await call(a.url, 'GET', '/v1/agents/hello', admin)).body.state === 'ready', 60_000);
 
     // The write load: publishes and secret versions, each recorded with the time it was acknowledged.
@@ -141,6 +151,7 @@ describe.skipIf(!existsSync(DAEMON_MAIN))('server backup and restore', () => {
     if (process.env.OPS_FIGURES) console.log(a.stderr().split('\n').filter((l) => l.includes('backup')).join('\n'));
     if (process.env.OPS_FIGURES) console.log(JSON.stringify({ owed_messages: owedMessages.length, owed_versions: owedVersions.length, acknowledged_during: during, backup_ms: ended - began, bytes: statSync(file).size }));
 
+    expect(readdirSync(join(homeB, 'vector')).some((f) => f.endsWith('.graph'))).toBe(true);
     const b = await spawnDaemonProcess(homeB);
     daemons.push(b);
     const token = await loginToken(b.url);
@@ -165,6 +176,13 @@ describe.skipIf(!existsSync(DAEMON_MAIN))('server backup and restore', () => {
     expect(await again.get('k0')).toBe('v0');
     expect(await again.dbsize()).toBe(50);
     again.disconnect();
+    const nearest = async (vector: number[]) => {
+      const r = await call(b.url, 'POST', `${p}/indexes/docs:query`, token, { vector, top_k: 1 });
+      expect(r.status, r.text).toBe(200);
+      return r.body.results[0]?.id;
+    };
+    expect(await nearest([1000, 1000 % 7, 1])).toBe(1000);
+    expect(await nearest([5000, 0, 1])).toBe(5);
     const invoked = await call(b.url, 'POST', '/v1/agents/hello/invoke', token, { message: 'restored' });
     expect(invoked.status, invoked.text).toBe(200);
     expect(invoked.body.reply).toBe('hello restored');
