@@ -35,7 +35,12 @@ export function operationsArea(): Area {
 
       r.handle(operationsRoutes.backup, async ({ res, principal, requestId }) => {
         const backup = await prepareBackup(ctx);
-        writeAudit(ctx.db, ctx.clock, { actor: principal!.email, action: 'platform.backup', target: ctx.config.home, requestId });
+        try {
+          writeAudit(ctx.db, ctx.clock, { actor: principal!.email, action: 'platform.backup', target: ctx.config.home, requestId });
+        } catch (e) {
+          await backup.discard();
+          throw e;
+        }
         res.statusCode = 200;
         res.setHeader('Content-Type', 'application/gzip');
         res.setHeader('Content-Disposition', `attachment; filename="platform-backup-${requestId}.tar.gz"`);
