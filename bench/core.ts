@@ -34,6 +34,11 @@ export async function coreBench(): Promise<Row[]> {
   rows.push({ bench: 'daemon', metric: 'start to healthy (median of 5)', value: ms(median(restarts)), goal: '<= 300 ms' });
 
   const env = { ...process.env, PLATFORM_HOME: home, PLATFORM_NO_KEYCHAIN: '1' };
+  // The CLI signs in like a person would (no local admin file since issue 16).
+  await new Promise<void>((resolve, reject) => {
+    const child = execFile(process.execPath, [BIN, 'login', '--email', ADMIN.email, '--password-stdin'], { env }, (e) => (e ? reject(e) : resolve()));
+    child.stdin!.end(ADMIN.password);
+  });
   await run(process.execPath, [BIN, 'whoami', '--json'], { env });
   const whoami = await samples(10, () => run(process.execPath, [BIN, 'whoami', '--json'], { env }));
   rows.push({ bench: 'cli', metric: 'platform whoami --json (median)', value: ms(median(whoami)), baseline: `node -e 0 ${ms(median(node))}`, ratio: ratio(median(whoami), median(node)) });
@@ -45,6 +50,11 @@ export async function coreBench(): Promise<Row[]> {
   const gets = await samples(500, () => fetch(`${daemon.url}/v1/projects`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.arrayBuffer()));
   rows.push({ bench: 'api', metric: 'login p50 / p99 (scrypt)', value: `${ms(percentile(logins, 50))} / ${ms(percentile(logins, 99))}` });
   rows.push({ bench: 'api', metric: 'GET /v1/projects p50 / p99', value: `${ms(percentile(gets, 50))} / ${ms(percentile(gets, 99))}`, baseline: `/healthz p50 ${ms(percentile(health, 50))}`, ratio: ratio(percentile(gets, 50), percentile(health, 50)) });
+  // Scrape cost (issue 24 §3): the exposition plus every area's gauges read at scrape time.
+  const scrape = () => fetch(`${daemon.url}/metrics`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.arrayBuffer());
+  await scrape();
+  const scrapes = await samples(100, scrape);
+  rows.push({ bench: 'api', metric: 'GET /metrics p50 / p99', value: `${ms(percentile(scrapes, 50))} / ${ms(percentile(scrapes, 99))}`, baseline: `/healthz p50 ${ms(percentile(health, 50))}`, ratio: ratio(percentile(scrapes, 50), percentile(health, 50)) });
   process.kill(daemon.pid, 'SIGTERM');
   await new Promise((r) => setTimeout(r, 300));
   rmSync(home, { recursive: true, force: true });

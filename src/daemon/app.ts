@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { ZodError } from 'zod';
-import type { Area, AreaContext } from './area.js';
+import type { Area, AreaContext, Hooks } from './area.js';
 import { emptyHooks } from './area.js';
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
@@ -91,18 +91,23 @@ export function createApp(deps: AppDeps): App {
       refused = !principal && /^Bearer\s/i.test(req.headers.authorization ?? '');
       return principal;
     };
+    // The metrics label: the matched route's template or a fixed name, never the raw path.
+    const served = { route: 'unmatched' };
+    if (ctx.hooks.requestObservers.length) observeRequest(req, res, served, ctx.hooks.requestObservers);
     try {
       restoreMethod(req);
       // The sandbox listener serves the sandbox routes and nothing else (spec 2 §4.6).
       if (arrivedOnSandboxListener(req)) {
         const url = requestTarget(req.url);
         const { route, params } = router.match(req.method ?? 'GET', url.pathname, 'sandbox');
+        served.route = route.contract.path;
         return await router.run(route, params, { requestId, ip, req, res }, url);
       }
       // Workload public addresses are routed by Host before any path matching (DESIGN.md).
       // The internal listener serves path routes only (MCP endpoints), whatever the Host says.
       const internal = arrivedOnInternalListener(req);
       const hosted = internal ? undefined : ctx.hooks.hostRoutes.find((h) => h.matches(String(req.headers.host ?? '')));
+      if (hosted) served.route = hosted.ownEdge ? 'host:gateway' : 'host:workload';
       if (hosted?.ownEdge) return await hosted.serve({ requestId, ip, req, res });
       if (hosted) {
         const principal = await resolve();
@@ -113,6 +118,7 @@ export function createApp(deps: AppDeps): App {
       const url = requestTarget(req.url);
       const byPath = ctx.hooks.pathRoutes.find((p) => p.matches(url.pathname));
       if (byPath) {
+        served.route = 'path:workload';
         // Workloads on the internal listener are inside the platform: no per-caller rate limit there.
         const wait = internal ? 0 : buckets.take(`ip:${ip}`);
         if (wait > 0) throw tooMany('rate limit exceeded: slow down and retry after the time in Retry-After', wait);
@@ -120,6 +126,7 @@ export function createApp(deps: AppDeps): App {
       }
       if (internal) throw new ApiError(404, `no route for ${req.method ?? 'GET'} ${url.pathname} on the internal listener (it serves MCP server endpoints only)`);
       const { route, params } = router.match(req.method ?? 'GET', url.pathname);
+      served.route = route.contract.path;
       const principal = route.contract.auth === 'none' && route.contract.unlimited ? undefined : await resolve();
       if (!route.contract.unlimited) {
         const key = principal ? principalKey(principal) : `ip:${ip}`;
@@ -193,6 +200,17 @@ function sendError(req: IncomingMessage, res: ServerResponse, err: unknown, requ
   // upload) closes the connection: keeping it alive would make Node read and drop the whole body.
   if (bodyStillComing(req)) headers = { ...headers, Connection: 'close' };
   sendJson(res, status, { error: message, request_id: requestId, ...extra }, headers);
+}
+
+/** Tells the observers how a request ended once its response is done (or its connection gone). */
+function observeRequest(req: IncomingMessage, res: ServerResponse, served: { route: string }, observers: Hooks['requestObservers']): void {
+  const started = performance.now();
+  res.once('close', () => {
+    const seconds = (performance.now() - started) / 1000;
+    // A connection that went away before any answer counts as 499, as proxies log it.
+    const status = res.headersSent ? res.statusCode : 499;
+    for (const o of observers) o(req.method ?? 'GET', served.route, status, seconds);
+  });
 }
 
 /** A request with a body (declared or chunked) that has not all arrived yet. */

@@ -8,6 +8,8 @@ import type { SessionTokens } from './services/auth/session-tokens.js';
 import type { Logger } from './logger.js';
 import type { Principal } from './services/auth/principal.js';
 import type { SearchKind } from '../api/search.js';
+import type { MetricsReader } from './metrics/daemon-metrics.js';
+import type { WorkloadKind } from './metrics/gauges.js';
 
 /** Shared services every area receives; areas never reach into each other's stores. */
 export interface AreaContext {
@@ -120,6 +122,27 @@ export interface Hooks {
   };
   /** Set by the messaging area: pubsub triggers consume a subscription through the broker. */
   messagingConsumers?: MessagingConsumersHook;
+  /**
+   * Gauges each area reports when `/metrics` is scraped (workloads, backlog, points, cache memory,
+   * sandbox pool): read then, never kept up to date (docs/decisions/operations.md).
+   */
+  metricsReaders: MetricsReader[];
+  /** Told of every finished HTTP request: its route template (or a fixed name), status and duration. */
+  requestObservers: Array<(method: string, route: string, status: number, seconds: number) => void>;
+  /** Told of every workload instance that became ready, with the time from its launch (cold starts). */
+  coldStartObservers: Array<(kind: WorkloadKind, seconds: number) => void>;
+  /**
+   * Files an area adds to `platform server backup` beyond the store and the durable trees (a cache
+   * asks its servers for a snapshot first), asked when a backup begins.
+   */
+  backupPreparers: Array<{ area: string; files(): Promise<BackupFile[]> }>;
+}
+
+/** One file of a backup archive: `path` relative to the state directory, copied `from` a file or given as `data`. */
+export interface BackupFile {
+  path: string;
+  from?: string;
+  data?: string | Buffer;
 }
 
 /** How a delivery of a broker-driven consumer ended: ok acknowledges, permanent skips the retries. */
@@ -240,7 +263,22 @@ export interface AgentSecretsHook {
   ): { revisionRolled: boolean; afterCommit?: () => Promise<void> };
 }
 
-export const emptyHooks = (): Hooks => ({ projectDependents: [], agentNames: [], unownedAgents: [], nameInUse: [], quotaUsage: [], hostRoutes: [], pathRoutes: [], healthDependencies: [], searchables: [], invokeObservers: [] });
+export const emptyHooks = (): Hooks => ({
+  projectDependents: [],
+  agentNames: [],
+  unownedAgents: [],
+  nameInUse: [],
+  quotaUsage: [],
+  hostRoutes: [],
+  pathRoutes: [],
+  healthDependencies: [],
+  searchables: [],
+  invokeObservers: [],
+  metricsReaders: [],
+  requestObservers: [],
+  coldStartObservers: [],
+  backupPreparers: [],
+});
 
 /**
  * One area of the daemon (spec sections map to areas). The registry applies migrations, lets each

@@ -21,6 +21,7 @@ import { knowledgeArea } from './services/knowledge/routes.js';
 import { searchArea } from './services/search/routes.js';
 import { agentActivityArea } from './services/agent-activity/routes.js';
 import { embedArea } from './services/embed/routes.js';
+import { operationsArea } from './services/operations/routes.js';
 
 /**
  * Every area of the daemon, in start order; they stop in reverse (gateway and triggers first,
@@ -28,5 +29,5 @@ import { embedArea } from './services/embed/routes.js';
  * `serverlessPlane` lets control-plane tests watch what the data plane is told (never set in the daemon).
  */
 export function allAreas(opts: { serverlessPlane?: PlaneFactory } = {}): Area[] {
-  return [accountsArea, healthArea, authArea, invitationsArea, serviceAccountsArea, auditArea, createAgentsArea(), sessionsArea, createCacheArea(), messagingArea(), secretsArea, createMcpArea(), vectorArea(), createServerlessArea(opts.serverlessPlane ?? makeDataPlane), createSandboxArea(), createGatewayArea(), createTriggersArea(), knowledgeArea(), agentActivityArea, embedArea(), searchArea];
+  return [accountsArea, healthArea, operationsArea(), authArea, invitationsArea, serviceAccountsArea, auditArea, createAgentsArea(), sessionsArea, createCacheArea(), messagingArea(), secretsArea, createMcpArea(), vectorArea(), createServerlessArea(opts.serverlessPlane ?? makeDataPlane), createSandboxArea(), createGatewayArea(), createTriggersArea(), knowledgeArea(), agentActivityArea, embedArea(), searchArea];
 }

@@ -27,6 +27,8 @@ export interface SupervisorHooks {
   crashed(key: string, message: string): void;
   instanceStarted(key: string, info: { id: string; revision: string; pid?: number; container?: string; port: number }): void;
   instanceStopped(key: string, id: string): void;
+  /** An instance answered its first health check, `ms` after its launch began (the cold-start metric). */
+  ready?(key: string, ms: number): void;
 }
 
 export interface SupervisorOptions {
@@ -252,6 +254,7 @@ export class Supervisor {
 
   private async launch(slot: Slot, revision: string | undefined): Promise<Live> {
     if (this.closed) throw new Error('the daemon is stopping');
+    const launched = performance.now();
     const plan = await this.hooks.plan(slot.key, revision);
     const port = await this.ports.take();
     const id = `${plan.revision}-${randomBytes(3).toString('hex')}`;
@@ -291,6 +294,7 @@ export class Supervisor {
       throw new Error(`${(e as Error).message}${tail ? `\n${tail}` : ''}`);
     }
     live.healthy = true;
+    this.hooks.ready?.(slot.key, performance.now() - launched);
     logs.push('system', `instance ${id} ready`);
     if (slot.removed) {
       await this.stop(live, 'workload deleted');

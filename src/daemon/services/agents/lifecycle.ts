@@ -73,6 +73,10 @@ export class AgentRuntime {
       instanceStarted: (id, i) =>
         agentStore.insertInstance(ctx.db, { id: i.id, agent_id: id, revision: i.revision, driver: this.driver.name, pid: i.pid ?? null, container: i.container ?? null, port: i.port, started_at: isoNow(ctx.clock) }),
       instanceStopped: (_id, instance) => agentStore.deleteInstance(ctx.db, instance),
+      ready: (id, ms) => {
+        const kind = agentStore.byId(ctx.db, id)?.kind === 'function' ? 'function' : 'agent';
+        for (const o of ctx.hooks.coldStartObservers) o(kind, ms / 1000);
+      },
     });
     this.queue = new BuildQueue(w.buildConcurrency, (id) => this.runBuild(id));
     this.logWriter = new LogWriter(ctx.db);

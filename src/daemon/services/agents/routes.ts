@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { agentsMetricsReader } from './metrics.js';
 import { mkdirSync } from 'node:fs';
 import { agentRoutes, type LogLine } from '../../../api/agents.js';
 import type { Area, AreaContext } from '../../area.js';
@@ -44,6 +45,7 @@ export function createAgentsArea(): Area {
         observeInvoke(ctx, agent, c.res);
         await invoke(d, undefined, agent, c.req, c.res, false, asEndUser);
       };
+      ctx.hooks.metricsReaders.push(agentsMetricsReader(ctx, rt));
       ctx.hooks.agentInstances = (agentId) => rt!.supervisor.runningKeys().filter((k) => k === agentId).length;
       ctx.hooks.projectDependents.push((projectId) => {
         const n = agentStore.countInProject(ctx.db, projectId);

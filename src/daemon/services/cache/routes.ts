@@ -1,4 +1,5 @@
 import { cacheRoutes } from '../../../api/cache.js';
+import { cacheBackupPart, cacheMetricsReader } from './operations.js';
 import type { Area } from '../../area.js';
 import { Reply } from '../../http/router.js';
 import { cacheMigrations } from './migrations.js';
@@ -21,6 +22,8 @@ export function createCacheArea(): Area & { service?: CacheService } {
       const svc = (area.service = new CacheService(ctx, driver));
       ctx.hooks.searchables.push(namesIn(ctx.db, 'cache', 'cache_instances', "state <> 'deleting'"));
       ctx.hooks.projectDependents.push((projectId) => svc.dependents(projectId));
+      ctx.hooks.metricsReaders.push(cacheMetricsReader(ctx, svc));
+      ctx.hooks.backupPreparers.push(cacheBackupPart(ctx, svc));
 
       r.handle(cacheRoutes.list, ({ principal, params, query }) => svc.list(principal!, params.projectID, query));
       r.handle(cacheRoutes.get, ({ principal, params }) => svc.get(principal!, params.projectID, params.name));

@@ -1,4 +1,5 @@
 import { mcpRoutes } from '../../../api/mcp.js';
+import { mcpMetricsReader } from './metrics.js';
 import type { Area } from '../../area.js';
 import type { Router } from '../../http/router.js';
 import { bearerOf } from './credentials.js';
@@ -26,6 +27,7 @@ export function createMcpArea(): Area {
       const d: svc.Deps = { ctx, rt };
       registerRoutes(r, d);
       ctx.hooks.searchables.push(namesIn(ctx.db, 'mcp_server', 'mcp_servers'));
+      ctx.hooks.metricsReaders.push(mcpMetricsReader(ctx));
       ctx.hooks.pathRoutes.push({ matches: isMcpPath, serve: (c, internal) => serveEndpoint(d, c, internal) });
       // Spec 1 §8.3: a running MCP instance counts like any other.
       ctx.hooks.quotaUsage.push((projectId) => ({ source: 'mcp', used: { instances: mcpStore.instanceCount(ctx.db, projectId) } }));

@@ -73,6 +73,9 @@ export class McpRuntime {
       instanceStarted: (id, i) =>
         mcpStore.insertInstance(ctx.db, { id: i.id, server_id: id, version: Number(i.revision), driver: this.driver.name, pid: i.pid ?? null, container: i.container ?? null, port: i.port, started_at: isoNow(ctx.clock) }),
       instanceStopped: (_id, instance) => mcpStore.deleteInstance(ctx.db, instance),
+      ready: (_id, ms) => {
+        for (const o of ctx.hooks.coldStartObservers) o('mcp', ms / 1000);
+      },
     });
     this.queue = new BuildQueue(w.buildConcurrency, (buildId) => this.runBuild(buildId));
   }

@@ -1,4 +1,5 @@
 import { messagingRoutes as R, MAX_PULL_MESSAGES, MAX_PULL_TIMEOUT_MS } from '../../../api/messaging.js';
+import { messagingMetricsReader } from './metrics.js';
 import type { Area, AreaContext } from '../../area.js';
 import { writeAudit } from '../../audit.js';
 import { badRequest, conflict } from '../../http/errors.js';
@@ -54,6 +55,7 @@ export function messagingArea(): Area {
       const b = (broker = new Broker(ctx, (owner, subId) => new PushWorker(owner, subId)));
       ctx.hooks.messagingConsumers = messagingConsumers(b, ctx.hooks);
       ctx.hooks.searchables.push(namesIn(ctx.db, 'topic', 'msg_topics', "state <> 'deleting'"));
+      ctx.hooks.metricsReaders.push(messagingMetricsReader(ctx));
       const member = (p: Principal | undefined, ref: string) => accessProject(ctx, p!, ref, 'member').project;
       const admin = (p: Principal | undefined, ref: string) => accessProject(ctx, p!, ref, 'resource-admin').project;
 

@@ -31,7 +31,15 @@ export function createSandboxArea(): Area {
       };
       r.handle(sandboxRoutes.execute, ({ body }) => svc.execute(deps, body));
       r.handle(sandboxRoutes.call, ({ body }) => svc.call(deps, body));
-      r.handle(sandboxRoutes.pool, () => (pool ? pool.stats() : { warm: 0, target: cfg.poolTarget, in_flight: 0, created_total: 0 }));
+      const stats = () => (pool ? pool.stats() : { warm: 0, target: cfg.poolTarget, in_flight: 0, created_total: 0 });
+      r.handle(sandboxRoutes.pool, stats);
+      ctx.hooks.metricsReaders.push({
+        area: 'sandbox',
+        read: () => {
+          const s = stats();
+          return (['warm', 'in_flight', 'target'] as const).map((state) => ({ name: 'platform_sandbox_pool' as const, labels: { state }, value: s[state] }));
+        },
+      });
     },
     async start(ctx) {
       const cfg = ctx.config.sandbox;

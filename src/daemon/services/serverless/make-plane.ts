@@ -14,6 +14,9 @@ export const makeDataPlane: PlaneFactory = (ctx, readSource) => {
     log: ctx.log,
     // Read when an instance starts: the listeners' ports are known only once the daemon listens.
     platformPorts: () => [ctx.config.port, ctx.config.internalPort],
+    instanceReady: (ms) => {
+      for (const o of ctx.hooks.coldStartObservers) o('service', ms / 1000);
+    },
   });
   registerDataPlaneRoutes(ctx.hooks, plane);
   return plane;

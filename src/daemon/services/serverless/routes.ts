@@ -1,4 +1,5 @@
 import { serverlessRoutes } from '../../../api/serverless.js';
+import { serverlessMetricsReader } from './metrics.js';
 import type { Area, AreaContext } from '../../area.js';
 import { isoNow } from '../../clock.js';
 import { notFound } from '../../http/errors.js';
@@ -34,6 +35,7 @@ export function createServerlessArea(makePlane: PlaneFactory): Area {
       const d: svc.Deps = { ctx, plane, reconcile: (id) => reconciler!.apply(id) };
       registerRoutes(r, d, () => planeError || reconciler!.lastError);
       ctx.hooks.searchables.push(namesIn(ctx.db, 'service', 'svc_services'));
+      ctx.hooks.metricsReaders.push(serverlessMetricsReader(ctx, () => plane));
       // Spec 1 §8.3: every serverless revision permanently holds two Services entries (public and private).
       ctx.hooks.quotaUsage.push((projectId) => ({
         source: 'serverless',

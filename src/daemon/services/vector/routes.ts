@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { vectorMetricsReader } from './metrics.js';
 import { DATA_VERBS, vectorContracts } from '../../../api/vector.js';
 import type { Area } from '../../area.js';
 import { statePaths } from '../../bootstrap.js';
@@ -32,6 +33,7 @@ export const vectorArea = (): Area => {
     const R = C.routes;
     const rt = new VectorRuntime(ctx);
     ctx.hooks.searchables.push(namesIn(ctx.db, 'index', 'vec_indexes', "state <> 'deleting'"));
+    ctx.hooks.metricsReaders.push(vectorMetricsReader(ctx));
     runtime = rt;
     const tokens = new DirectTokens(ctx);
     ctx.hooks.projectDependents.push((projectId) => {

@@ -32,6 +32,8 @@ export interface DataPlaneOptions {
    * 127.0.0.1:<port> through their door; 0 while the daemon does not listen yet.
    */
   platformPorts: () => number[];
+  /** Told when an instance became ready, `ms` after its launch (the cold-start metric). */
+  instanceReady?: (ms: number) => void;
 }
 
 interface Service {
@@ -134,6 +136,7 @@ export class ServerlessDataPlane implements DataPlane {
           queueWaitMs: this.o.queueWaitMs,
           reaped: this.reaped,
           changed: (r) => this.emit(serviceId, revision, r),
+          instanceReady: this.o.instanceReady,
         });
         svc.pools.set(t.revision, pool);
       }

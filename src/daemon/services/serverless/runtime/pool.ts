@@ -34,6 +34,8 @@ export interface PoolEnv {
   /** Waits for the start-up reap of a previous daemon's leftovers before the first launch. */
   reaped: Promise<void>;
   changed(r: RevisionReport): void;
+  /** An instance became ready, `ms` after it was launched (the cold-start metric). */
+  instanceReady?(ms: number): void;
 }
 
 export interface Instance {
@@ -352,6 +354,7 @@ export class RevisionPool {
     inst.served = true;
     inst.lastUsed = Date.now();
     this.failure = undefined;
+    this.env.instanceReady?.(Date.now() - inst.startedAt);
     logs.push('system', `instance ${id} ready`);
     this.readyReport();
     this.dispatch();
