@@ -14,6 +14,7 @@ export const makeDataPlane: PlaneFactory = (ctx, readSource) => {
     log: ctx.log,
     // Read when an instance starts: the listeners' ports are known only once the daemon listens.
     platformPorts: () => [ctx.config.port, ctx.config.internalPort],
+    appsDomain: ctx.config.appsDomain,
   });
   registerDataPlaneRoutes(ctx.hooks, plane);
   return plane;

@@ -1,0 +1,25 @@
+import type { DaemonConfig } from './config.js';
+
+/**
+ * Public addresses of workloads, `<label>.<apps domain>`. The local daemon serves them itself in
+ * plain http on its port; a server (docs/decisions/server.md) hands out the scheme and port of its
+ * public URL, since that is what a person in front of the proxy or the TLS listener reaches.
+ */
+export function workloadUrl(config: Pick<DaemonConfig, 'appsDomain' | 'port' | 'server'>, label: string): string {
+  if (!config.server) return `http://${label}.${config.appsDomain}:${config.port}`;
+  const u = new URL(config.server.publicUrl);
+  return `${u.protocol}//${label}.${config.appsDomain}${u.port ? `:${u.port}` : ''}`;
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const patterns = new Map<string, RegExp>();
+
+/**
+ * The label of a Host header under the apps domain (`fn-abc123` of `fn-abc123.apps.localhost:7070`),
+ * whatever the port; undefined for any other host.
+ */
+export function appsLabel(host: string, appsDomain: string): string | undefined {
+  let re = patterns.get(appsDomain);
+  if (!re) patterns.set(appsDomain, (re = new RegExp(`^([a-z0-9-]+)\\.${escapeRegExp(appsDomain)}\\.?(?::\\d+)?$`, 'i')));
+  return re.exec(host.trim())?.[1]?.toLowerCase();
+}
