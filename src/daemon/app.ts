@@ -14,7 +14,7 @@ import { requestTarget } from './http/request-target.js';
 import { restoreMethod } from './http/methods.js';
 import { silentLogger, type Logger } from './logger.js';
 import { CredentialResolver } from './services/auth/credentials.js';
-import { principalKey } from './services/auth/principal.js';
+import { principalKey, type Principal } from './services/auth/principal.js';
 import { SessionTokens } from './services/auth/session-tokens.js';
 import { gateProject } from './services/accounts/projects.js';
 import { migrate, type Db } from './store/db.js';
@@ -24,6 +24,8 @@ import { isInternalCall } from './internal-call.js';
 import { arrivedOnInternalListener } from './http/internal-listener.js';
 import { newRequestId } from './ids.js';
 import { arrivedOnSandboxListener } from './services/sandbox/listener.js';
+import { applyForwardedHeaders, clientAddressOf, trustedProxies } from './http/client-address.js';
+import type { AccessLog } from './http/access-log.js';
 
 export interface AppDeps {
   db: Db;
@@ -33,6 +35,10 @@ export interface AppDeps {
   signingKey: Buffer;
   clock?: Clock;
   log?: Logger;
+  /** Server mode: told of every request once its response is over (docs/decisions/server.md). */
+  accessLog?: AccessLog;
+  /** The scheme of the public listener, for the access log (a trusted proxy may say otherwise). */
+  scheme?: 'http' | 'https';
 }
 
 export interface App {
@@ -79,25 +85,51 @@ export function createApp(deps: AppDeps): App {
     return b;
   };
 
+  const proxies = trustedProxies(deps.config.server?.behindProxy);
+  const accessLog = deps.accessLog;
+
   const handler: RequestListener = async (req, res) => {
     const requestId = newRequestId();
     res.setHeader(REQUEST_ID_HEADER, requestId);
-    const ip = req.socket.remoteAddress ?? 'unknown';
+    const scheme = applyForwardedHeaders(req, proxies, deps.scheme ?? 'http');
+    const ip = clientAddressOf(req, proxies);
+    // Filled in as the request is understood; the access line is written once the response is over.
+    const seen: { route: string; principal?: Principal } = { route: '(unmatched)' };
+    if (accessLog) {
+      const started = performance.now();
+      res.once('close', () =>
+        accessLog({
+          time: new Date().toISOString(),
+          request_id: requestId,
+          principal: seen.principal ? principalKey(seen.principal) : null,
+          method: req.method ?? 'GET',
+          route: seen.route,
+          // A response cut off before its head went out never had a status the client saw.
+          status: res.headersSent ? res.statusCode : 0,
+          duration_ms: Math.round((performance.now() - started) * 10) / 10,
+          client: ip,
+          scheme,
+        }),
+      );
+    }
     try {
       restoreMethod(req);
       // The sandbox listener serves the sandbox routes and nothing else (spec 2 §4.6).
       if (arrivedOnSandboxListener(req)) {
         const url = requestTarget(req.url);
         const { route, params } = router.match(req.method ?? 'GET', url.pathname, 'sandbox');
+        seen.route = route.contract.path;
         return await router.run(route, params, { requestId, ip, req, res }, url);
       }
       // Workload public addresses are routed by Host before any path matching (DESIGN.md).
       // The internal listener serves path routes only (MCP endpoints), whatever the Host says.
       const internal = arrivedOnInternalListener(req);
       const hosted = internal ? undefined : ctx.hooks.hostRoutes.find((h) => h.matches(String(req.headers.host ?? '')));
+      if (hosted) seen.route = hosted.ownEdge ? '(gateway address)' : '(workload address)';
       if (hosted?.ownEdge) return await hosted.serve({ requestId, ip, req, res });
       if (hosted) {
         const principal = await credentials.resolve(req.headers.authorization);
+        seen.principal = principal;
         const wait = isInternalCall(req) ? 0 : buckets.take(principal ? principalKey(principal) : `ip:${ip}`);
         if (wait > 0) throw tooMany('rate limit exceeded: slow down and retry after the time in Retry-After', wait);
         return await hosted.serve({ requestId, ip, principal, req, res });
@@ -105,6 +137,7 @@ export function createApp(deps: AppDeps): App {
       const url = requestTarget(req.url);
       const byPath = ctx.hooks.pathRoutes.find((p) => p.matches(url.pathname));
       if (byPath) {
+        seen.route = '(path route)';
         // Workloads on the internal listener are inside the platform: no per-caller rate limit there.
         const wait = internal ? 0 : buckets.take(`ip:${ip}`);
         if (wait > 0) throw tooMany('rate limit exceeded: slow down and retry after the time in Retry-After', wait);
@@ -112,7 +145,9 @@ export function createApp(deps: AppDeps): App {
       }
       if (internal) throw new ApiError(404, `no route for ${req.method ?? 'GET'} ${url.pathname} on the internal listener (it serves MCP server endpoints only)`);
       const { route, params } = router.match(req.method ?? 'GET', url.pathname);
+      seen.route = route.contract.path;
       const principal = route.contract.auth === 'none' && route.contract.unlimited ? undefined : await credentials.resolve(req.headers.authorization);
+      seen.principal = principal;
       if (!route.contract.unlimited) {
         const key = principal ? principalKey(principal) : `ip:${ip}`;
         const wait = Math.max(buckets.take(key), route.contract.rateLimit ? areaBucket(route.contract.rateLimit).take(key) : 0);
