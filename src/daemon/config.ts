@@ -63,6 +63,26 @@ export interface DaemonConfig {
   };
   /** The gateway (spec 2 §2.5, §4.5; docs/decisions/gateway.md). */
   gateway: GatewayConfig;
+  /** PLATFORM_APPS_DOMAIN: workloads answer at `<name>-<short>.<appsDomain>` (default apps.localhost). */
+  appsDomain: string;
+  /** `platform server start` (docs/decisions/server.md); undefined for the detached local daemon. */
+  server?: ServerModeConfig;
+}
+
+/**
+ * Serving a team. `host` and `port` above stay the loopback listener workloads call (SVC_API_URL);
+ * the public listener is this one, and is the same socket when it is plain http on loopback.
+ */
+export interface ServerModeConfig {
+  listenHost: string;
+  listenPort: number;
+  tls?: { certFile: string; keyFile: string };
+  /** The address people use (links, workload public addresses); default from the listen address. */
+  publicUrl: string;
+  /** CIDRs of the reverse proxy whose X-Forwarded-* headers are believed. */
+  behindProxy: string[];
+  /** How long a SIGTERM waits for in-flight requests and streams before stopping workloads. */
+  shutdownTimeoutMs: number;
 }
 
 export interface GatewayConfig {
@@ -256,6 +276,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
       ...(env.PLATFORM_QDRANT_PORT ? { qdrantPort: num(env.PLATFORM_QDRANT_PORT, 6333) } : {}),
     },
     gateway: gatewayConfig(env),
+    appsDomain: (env.PLATFORM_APPS_DOMAIN || 'apps.localhost').toLowerCase().replace(/\.$/, ''),
     ...overrides,
   };
 }
