@@ -125,11 +125,15 @@ export function gatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
   };
 }
 
+/** The loopback listener's base URL: what workloads call (SVC_API_URL), never the public one. */
+export const loopbackBaseUrl = (c: Pick<DaemonConfig, 'host' | 'port'>) => `http://${c.host.includes(':') ? `[${c.host}]` : c.host}:${c.port}`;
+
 /**
- * The daemon's own base URL, for addresses handed out in credentials and links. Never the
- * request's Host header: a caller could otherwise have a credential point elsewhere.
+ * The daemon's own base URL, for addresses handed out in credentials and links: a server's
+ * public URL, else the loopback listener. Never the request's Host header: a caller could
+ * otherwise have a credential point elsewhere.
  */
-export const ownBaseUrl = (c: Pick<DaemonConfig, 'host' | 'port'>) => `http://${c.host.includes(':') ? `[${c.host}]` : c.host}:${c.port}`;
+export const ownBaseUrl = (c: Pick<DaemonConfig, 'host' | 'port' | 'server'>) => c.server?.publicUrl || loopbackBaseUrl(c);
 
 export interface HttpEdgeConfig {
   /** The request line and headers must arrive within this (Node's default is 60 s). */

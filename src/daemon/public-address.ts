@@ -6,9 +6,14 @@ import type { DaemonConfig } from './config.js';
  * public URL, since that is what a person in front of the proxy or the TLS listener reaches.
  */
 export function workloadUrl(config: Pick<DaemonConfig, 'appsDomain' | 'port' | 'server'>, label: string): string {
-  if (!config.server) return `http://${label}.${config.appsDomain}:${config.port}`;
+  return originFor(config, `${label}.${config.appsDomain}`);
+}
+
+/** `http://<hostname>:<port>` of the local daemon, or the hostname with a server's public scheme and port. */
+export function originFor(config: Pick<DaemonConfig, 'port' | 'server'>, hostname: string): string {
+  if (!config.server) return `http://${hostname}:${config.port}`;
   const u = new URL(config.server.publicUrl);
-  return `${u.protocol}//${label}.${config.appsDomain}${u.port ? `:${u.port}` : ''}`;
+  return `${u.protocol}//${hostname}${u.port ? `:${u.port}` : ''}`;
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
