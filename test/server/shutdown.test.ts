@@ -52,7 +52,7 @@ const freshConnection = () =>
 
 beforeAll(async () => {
   port = await freePort();
-  server = await startServer(['--listen', `127.0.0.1:${port}`, '--shutdown-timeout', '20'], {
+  server = await startServer(['--listen', `127.0.0.1:${port}`, '--shutdown-timeout', '20', '--apps-domain', 'apps.example.test', '--public-url', `http://platform.example.test:${port}`], {
     PLATFORM_ADMIN_EMAIL: ADMIN.email,
     PLATFORM_ADMIN_PASSWORD: ADMIN.password,
     PLATFORM_SCALE_TO_ZERO_SECONDS: '120',
@@ -86,7 +86,31 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
+/** POST with a Host header of our choosing (fetch does not let a caller set Host). */
+const postWithHost = (host: string, path: string, body: string, headers: Record<string, string>) =>
+  new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'POST', headers: { host, 'content-type': 'application/json', ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode!, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+
 describe('SIGTERM of platform server start', { timeout: 90_000 }, () => {
+  it('serves the function at <name>-<short>.<apps-domain> by Host, with the public URL\'s scheme and port', async () => {
+    const view = await fetch(`http://127.0.0.1:${port}/v1/agents/slow?project=default`, { headers: { authorization: `Bearer ${token}` } });
+    const url = ((await view.json()) as { url: string }).url;
+    expect(url).toMatch(new RegExp(`^http://slow-[a-z][a-z0-9]{5}\\.apps\\.example\\.test:${port}$`));
+    const r = await postWithHost(new URL(url).host, '/', '{"message":"by host"}', { authorization: `Bearer ${token}` });
+    expect(r.status, r.text).toBe(200);
+    expect(JSON.parse(r.text)).toMatchObject({ done: 'by host' });
+    // The old local domain is not this server's.
+    const other = await postWithHost(new URL(url).host.replace('apps.example.test', 'apps.localhost'), '/', '{}', { authorization: `Bearer ${token}` });
+    expect(other.status).toBe(404);
+  });
+
   it('finishes a streamed invoke in flight, refuses new connections, stops the workload and exits 0', async () => {
     const auth = { authorization: `Bearer ${token}` };
     const warm = await fetch(`http://127.0.0.1:${port}/v1/agents/slow/invoke?project=default`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"message":"warm"}' });
