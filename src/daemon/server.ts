@@ -86,7 +86,6 @@ export async function startDaemon(
   // comes from a one-time setup token (docs/decisions/server.md, First admin).
   const admin = serving && config.admin.password === undefined ? undefined : await bootstrap(db, clock, config.admin);
   opts.onBootstrap?.(admin);
-  if (serving && !db.prepare('SELECT 1 FROM acct_users LIMIT 1').get()) opts.onSetupToken?.(setupTokenOf(app.ctx).issue(clock.now()));
   // Every listener of the daemon gets the same edge: timeouts, a connection cap, and the
   // envelope for what Node's parser refuses.
   const edgeServer = (
@@ -149,6 +148,8 @@ export async function startDaemon(
     qdrant = await startQdrantListener(config.host, config.vector.qdrantPort, app.handler, edgeServer);
     config.vector.qdrantPort = listenerPort(qdrant);
   }
+  // Printed once everything listens: a start that fails never shows a token nobody can use.
+  if (serving && !db.prepare('SELECT 1 FROM acct_users LIMIT 1').get()) opts.onSetupToken?.(setupTokenOf(app.ctx).issue(clock.now()));
   let closed = false;
   return {
     url,
