@@ -11,7 +11,6 @@ export default class ServerStart extends BaseCommand {
     '<%= config.bin %> server start --listen 127.0.0.1:7070 --behind-proxy 10.0.0.5/32 --public-url https://platform.example.com --apps-domain apps.example.com',
     'PLATFORM_LISTEN=0.0.0.0:8443 PLATFORM_TLS_CERT=cert.pem PLATFORM_TLS_KEY=key.pem <%= config.bin %> server start --home /var/lib/platform',
   ];
-  static override enableJsonFlag = false;
   static override flags = {
     listen: Flags.string({ description: 'HOST:PORT of the public listener (PLATFORM_LISTEN)', env: 'PLATFORM_LISTEN', default: '127.0.0.1:7070' }),
     'tls-cert': Flags.string({ description: 'PEM certificate chain; serve https (PLATFORM_TLS_CERT)', env: 'PLATFORM_TLS_CERT' }),
