@@ -59,6 +59,12 @@ describe('platform server start over TLS', { timeout: 60_000 }, () => {
     await expect(fetch(`http://127.0.0.1:${other}/healthz`)).rejects.toThrow();
   });
 
+  it('refuses a second daemon on the same state directory', async () => {
+    const r = await execa('node', [BIN, 'server', 'start', '--listen', `127.0.0.1:${await freePort()}`, '--home', server.home], { reject: false, timeout: 30_000 });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`a daemon already runs on ${server.home} \\(pid ${server.child.pid}`));
+  });
+
   it('serves https with a certificate from the test CA, and nothing in plain http on that port', async () => {
     const agent = new Agent({ keepAlive: false });
     const r = await get('/healthz', agent);

@@ -1,6 +1,8 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { UsageError } from '../../client/errors.js';
+import { findDaemon } from '../../client/local-daemon.js';
+import { platformHome } from '../../client/contexts.js';
 
 export default class ServerStart extends BaseCommand {
   static override summary = 'Run the platform for a team, in the foreground (systemd, containers)';
@@ -50,6 +52,9 @@ export default class ServerStart extends BaseCommand {
     set('PLATFORM_GATEWAY_DOMAIN', flags['gateway-domain']);
     set('PLATFORM_DRIVER', flags.driver);
     set('PLATFORM_ISOLATION', flags.isolation);
+    // Two daemons on one state directory would share a database and fight over workloads.
+    const running = await findDaemon();
+    if (running) throw new UsageError(`a daemon already runs on ${platformHome()} (pid ${running.pid}, ${running.url})`, 'stop it with `platform daemon stop`, or give another --home');
     const { startServer } = await import('../../daemon/serving/start.js');
     try {
       await startServer(server);
