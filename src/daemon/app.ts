@@ -51,6 +51,7 @@ export interface App {
 }
 
 const REQUEST_ID_HEADER = 'X-Request-Id';
+const NO_PROXIES = trustedProxies([]);
 
 /**
  * Builds the daemon's HTTP application from its areas. Order of work per request: request id,
@@ -91,8 +92,13 @@ export function createApp(deps: AppDeps): App {
   const handler: RequestListener = async (req, res) => {
     const requestId = newRequestId();
     res.setHeader(REQUEST_ID_HEADER, requestId);
-    const scheme = applyForwardedHeaders(req, proxies, deps.scheme ?? 'http');
-    const ip = clientAddressOf(req, proxies);
+    // Only the public listener has a proxy in front: on the loopback ones the peers are this
+    // machine's processes and workloads, whose X-Forwarded-* must not count even when the proxy
+    // is on 127.0.0.1 too.
+    const onPublic = deps.config.server !== undefined && req.socket.localPort === deps.config.server.listenPort;
+    const trusted = onPublic ? proxies : NO_PROXIES;
+    const scheme = applyForwardedHeaders(req, trusted, onPublic ? (deps.scheme ?? 'http') : 'http');
+    const ip = clientAddressOf(req, trusted);
     // Filled in as the request is understood; the access line is written once the response is over.
     const seen: { route: string; principal?: Principal } = { route: '(unmatched)' };
     if (accessLog) {

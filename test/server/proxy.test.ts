@@ -1,5 +1,6 @@
 import { request } from 'node:http';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startServer, stopServer, type ServerProcess } from './helpers.js';
 
@@ -17,11 +18,11 @@ interface Answer {
   requestId: string;
 }
 
-function call(from: string, method: string, path: string, opts: { headers?: Record<string, string>; body?: unknown } = {}): Promise<Answer> {
+function call(from: string, method: string, path: string, opts: { headers?: Record<string, string>; body?: unknown; port?: number } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     const req = request(
-      { host: '127.0.0.1', port, localAddress: from, method, path, headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...opts.headers } },
+      { host: '127.0.0.1', port: opts.port ?? port, localAddress: from, method, path, headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...opts.headers } },
       (res) => {
         let text = '';
         res.on('data', (c: Buffer) => (text += c.toString()));
@@ -123,6 +124,14 @@ describe('platform server start --behind-proxy', { timeout: 60_000 }, () => {
     expect(proxied.body.error).toMatch(/no workload answers at nope-abcdef\.apps\.localhost/);
     expect(await accessLineOf(proxied.requestId)).toMatchObject({ route: '(workload address)', status: 404, client: '192.0.2.20', scheme: 'https' });
     expect(await accessLineOf(direct.requestId)).toMatchObject({ route: '/healthz', status: 200, client: DIRECT, scheme: 'http' });
+  });
+
+  it('believes no forwarded header on the loopback listener workloads call, even from the proxy address', async () => {
+    const loopback = new URL((JSON.parse(readFileSync(join(server.home, 'daemon.json'), 'utf8')) as { url: string }).url);
+    expect(Number(loopback.port)).not.toBe(port);
+    const r = await call(PROXY, 'GET', '/healthz', { port: Number(loopback.port), headers: { 'x-forwarded-for': '192.0.2.30', 'x-forwarded-host': 'nope-abcdef.apps.localhost' } });
+    expect(r.status).toBe(200);
+    expect(await accessLineOf(r.requestId)).toMatchObject({ route: '/healthz', client: PROXY, scheme: 'http' });
   });
 
   it('writes one JSON access line per request with the route template and the principal, never a token', async () => {
