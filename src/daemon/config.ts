@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { VECTOR_LIMITS, type VectorSettings } from '../api/vector.js';
 import { LOG_TAIL_DEFAULT, LOG_TAIL_MAX } from '../api/serverless.js';
 import { parseEgressAllow } from './egress.js';
+import { publicUrlOf } from './public-address.js';
 import type { RateLimitConfig } from './http/rate-limit.js';
 import { isolationModeFromEnv, type IsolationMode } from './runtime/sandbox.js';
 import { cacheConfig, type CacheConfig } from './services/cache/config.js';
@@ -77,7 +78,7 @@ export interface ServerModeConfig {
   listenHost: string;
   listenPort: number;
   tls?: { certFile: string; keyFile: string };
-  /** The address people use (links, workload public addresses); default from the listen address. */
+  /** --public-url: the address people use (links, workload addresses); empty: the listen address (publicUrlOf). */
   publicUrl: string;
   /** CIDRs of the reverse proxy whose X-Forwarded-* headers are believed. */
   behindProxy: string[];
@@ -133,7 +134,7 @@ export const loopbackBaseUrl = (c: Pick<DaemonConfig, 'host' | 'port'>) => `http
  * public URL, else the loopback listener. Never the request's Host header: a caller could
  * otherwise have a credential point elsewhere.
  */
-export const ownBaseUrl = (c: Pick<DaemonConfig, 'host' | 'port' | 'server'>) => c.server?.publicUrl || loopbackBaseUrl(c);
+export const ownBaseUrl = (c: Pick<DaemonConfig, 'host' | 'port' | 'server'>) => (c.server ? publicUrlOf(c.server) : loopbackBaseUrl(c));
 
 export interface HttpEdgeConfig {
   /** The request line and headers must arrive within this (Node's default is 60 s). */

@@ -1,4 +1,20 @@
-import type { DaemonConfig } from './config.js';
+import { hostname } from 'node:os';
+import type { DaemonConfig, ServerModeConfig } from './config.js';
+
+/** Listen addresses that mean every interface; a link needs a name instead. */
+const WILDCARD = new Set(['0.0.0.0', '::', '']);
+
+/** The public listener's own address: its scheme, host (the machine's name for a wildcard) and port. */
+export function listenUrlOf(s: ServerModeConfig): string {
+  const host = WILDCARD.has(s.listenHost) ? hostname() : s.listenHost;
+  return `${s.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${s.listenPort}`;
+}
+
+/**
+ * The address people use: --public-url, else the listen address. Computed on each use: with
+ * port 0 the real port is known only once listening, and areas may hand out addresses before.
+ */
+export const publicUrlOf = (s: ServerModeConfig) => s.publicUrl || listenUrlOf(s);
 
 /**
  * Public addresses of workloads, `<label>.<apps domain>`. The local daemon serves them itself in
@@ -12,7 +28,7 @@ export function workloadUrl(config: Pick<DaemonConfig, 'appsDomain' | 'port' | '
 /** `http://<hostname>:<port>` of the local daemon, or the hostname with a server's public scheme and port. */
 export function originFor(config: Pick<DaemonConfig, 'port' | 'server'>, hostname: string): string {
   if (!config.server) return `http://${hostname}:${config.port}`;
-  const u = new URL(config.server.publicUrl);
+  const u = new URL(publicUrlOf(config.server));
   return `${u.protocol}//${hostname}${u.port ? `:${u.port}` : ''}`;
 }
 

@@ -1,6 +1,5 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { createApp, type App } from './app.js';
 import { listenerPort, startQdrantListener } from './http/qdrant-listener.js';
@@ -20,9 +19,7 @@ import type { AccessLog } from './http/access-log.js';
 import { setupTokenOf } from './services/auth/setup-token.js';
 import { readTls, reloadTls } from './serving/tls.js';
 import { drain } from './serving/drain.js';
-
-/** Listen addresses that mean every interface; a link needs a name instead. */
-const WILDCARD = new Set(['0.0.0.0', '::', '']);
+import { listenUrlOf } from './public-address.js';
 
 export interface RunningDaemon {
   url: string;
@@ -139,9 +136,7 @@ export async function startDaemon(
       publicServer!.listen(serving.listenPort, serving.listenHost, () => resolve());
     });
     serving.listenPort = (publicServer.address() as AddressInfo).port;
-    const shownHost = WILDCARD.has(serving.listenHost) ? hostname() : serving.listenHost;
-    publicUrl = `${tls ? 'https' : 'http'}://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${serving.listenPort}`;
-    serving.publicUrl ||= publicUrl;
+    publicUrl = listenUrlOf(serving);
   }
   let qdrant: Server | undefined;
   if (config.vector.qdrantPort !== undefined) {
