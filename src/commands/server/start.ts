@@ -7,24 +7,24 @@ import { platformHome } from '../../client/contexts.js';
 export default class ServerStart extends BaseCommand {
   static override summary = 'Run the platform for a team, in the foreground (systemd, containers)';
   static override description =
-    'The same platform as `daemon start`, served on --listen instead of loopback only. A listener other than loopback needs TLS (--tls-cert and --tls-key, re-read on SIGHUP) or --behind-proxy naming the reverse proxy that terminates TLS; its X-Forwarded-For, -Proto and -Host are believed from those addresses only. Nobody is signed in by the server itself: on a first start it prints a one-time setup token on stderr (unless PLATFORM_ADMIN_EMAIL and PLATFORM_ADMIN_PASSWORD are set), which `platform login --setup-token` spends to create the first admin. One JSON access line per request goes to stdout, the daemon log to stderr. SIGTERM stops accepting, lets requests and streams finish for --shutdown-timeout seconds, stops workloads and exits 0. Every flag can also come from the environment variable named in its description.';
+    'The same platform as `daemon start`, served on --listen instead of loopback only. A listener other than loopback needs TLS (--tls-cert and --tls-key, re-read on SIGHUP) or --behind-proxy naming the reverse proxy that terminates TLS; its X-Forwarded-For, -Proto and -Host are believed from those addresses only. Nobody is signed in by the server itself: on a first start it prints a one-time setup token on stderr (unless PLATFORM_ADMIN_EMAIL and PLATFORM_ADMIN_PASSWORD are set), which `platform login --setup-token` spends to create the first admin. One JSON access line per request goes to stdout, the daemon log to stderr. SIGTERM stops accepting, lets requests and streams finish for --shutdown-timeout seconds, stops workloads and exits 0. Every flag can also come from the environment variable shown beside it.';
   static override examples = [
     '<%= config.bin %> server start --listen 0.0.0.0:8443 --tls-cert /etc/platform/cert.pem --tls-key /etc/platform/key.pem --public-url https://platform.example.com:8443 --apps-domain apps.example.com',
     '<%= config.bin %> server start --listen 127.0.0.1:7070 --behind-proxy 10.0.0.5/32 --public-url https://platform.example.com --apps-domain apps.example.com',
     'PLATFORM_LISTEN=0.0.0.0:8443 PLATFORM_TLS_CERT=cert.pem PLATFORM_TLS_KEY=key.pem <%= config.bin %> server start --home /var/lib/platform',
   ];
   static override flags = {
-    listen: Flags.string({ description: 'HOST:PORT of the public listener (PLATFORM_LISTEN)', env: 'PLATFORM_LISTEN', default: '127.0.0.1:7070' }),
-    'tls-cert': Flags.string({ description: 'PEM certificate chain; serve https (PLATFORM_TLS_CERT)', env: 'PLATFORM_TLS_CERT' }),
-    'tls-key': Flags.string({ description: 'PEM private key of --tls-cert (PLATFORM_TLS_KEY)', env: 'PLATFORM_TLS_KEY' }),
-    'public-url': Flags.string({ description: 'the address people use, for links and workload addresses (PLATFORM_PUBLIC_URL)', env: 'PLATFORM_PUBLIC_URL' }),
-    'apps-domain': Flags.string({ description: 'workloads answer at <name>-<short>.<apps-domain> (PLATFORM_APPS_DOMAIN, default apps.localhost)', env: 'PLATFORM_APPS_DOMAIN' }),
+    listen: Flags.string({ description: 'HOST:PORT of the public listener', env: 'PLATFORM_LISTEN', default: '127.0.0.1:7070' }),
+    'tls-cert': Flags.string({ description: 'PEM certificate chain; serve https', env: 'PLATFORM_TLS_CERT' }),
+    'tls-key': Flags.string({ description: 'PEM private key of --tls-cert', env: 'PLATFORM_TLS_KEY' }),
+    'public-url': Flags.string({ description: 'the address people use, for links and workload addresses', env: 'PLATFORM_PUBLIC_URL' }),
+    'apps-domain': Flags.string({ description: 'workloads answer at <name>-<short>.<apps-domain> (default apps.localhost)', env: 'PLATFORM_APPS_DOMAIN' }),
     'gateway-domain': Flags.string({ description: "the gateway's shared zone: endpoints at <name>-<short>.<gateway-domain> (PLATFORM_GATEWAY_DOMAIN)", env: 'PLATFORM_GATEWAY_DOMAIN' }),
-    'behind-proxy': Flags.string({ description: 'CIDR[,CIDR] of the reverse proxy in front; its X-Forwarded-* headers are trusted (PLATFORM_BEHIND_PROXY)', env: 'PLATFORM_BEHIND_PROXY' }),
-    'shutdown-timeout': Flags.integer({ description: 'seconds SIGTERM lets requests and streams finish (PLATFORM_SHUTDOWN_TIMEOUT)', env: 'PLATFORM_SHUTDOWN_TIMEOUT', default: 30, min: 0 }),
-    home: Flags.string({ description: 'state directory (PLATFORM_HOME, default ~/.platform)', env: 'PLATFORM_HOME' }),
-    driver: Flags.string({ description: 'runtime driver for agents and functions (PLATFORM_DRIVER)', env: 'PLATFORM_DRIVER', options: ['process', 'docker'] }),
-    isolation: Flags.string({ description: 'how the process driver isolates workloads (PLATFORM_ISOLATION)', env: 'PLATFORM_ISOLATION', options: ['sandbox', 'none'] }),
+    'behind-proxy': Flags.string({ description: 'CIDR[,CIDR] of the reverse proxy in front; its X-Forwarded-* headers are trusted', env: 'PLATFORM_BEHIND_PROXY' }),
+    'shutdown-timeout': Flags.integer({ description: 'seconds SIGTERM lets requests and streams finish', env: 'PLATFORM_SHUTDOWN_TIMEOUT', default: 30, min: 0 }),
+    home: Flags.string({ description: 'state directory (default ~/.platform)', env: 'PLATFORM_HOME' }),
+    driver: Flags.string({ description: 'runtime driver for agents and functions', env: 'PLATFORM_DRIVER', options: ['process', 'docker'] }),
+    isolation: Flags.string({ description: 'how the process driver isolates workloads', env: 'PLATFORM_ISOLATION', options: ['sandbox', 'none'] }),
   };
 
   async run(): Promise<void> {
