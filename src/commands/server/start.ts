@@ -19,7 +19,7 @@ export default class ServerStart extends BaseCommand {
     'tls-key': Flags.string({ description: 'PEM private key of --tls-cert', env: 'PLATFORM_TLS_KEY' }),
     'public-url': Flags.string({ description: 'the address people use, for links and workload addresses', env: 'PLATFORM_PUBLIC_URL' }),
     'apps-domain': Flags.string({ description: 'workloads answer at <name>-<short>.<apps-domain> (default apps.localhost)', env: 'PLATFORM_APPS_DOMAIN' }),
-    'gateway-domain': Flags.string({ description: "the gateway's shared zone: endpoints at <name>-<short>.<gateway-domain> (PLATFORM_GATEWAY_DOMAIN)", env: 'PLATFORM_GATEWAY_DOMAIN' }),
+    'gateway-domain': Flags.string({ description: "the gateway's shared zone: endpoints at <name>-<short>.<gateway-domain>", env: 'PLATFORM_GATEWAY_DOMAIN' }),
     'behind-proxy': Flags.string({ description: 'CIDR[,CIDR] of the reverse proxy in front; its X-Forwarded-* headers are trusted', env: 'PLATFORM_BEHIND_PROXY' }),
     'shutdown-timeout': Flags.integer({ description: 'seconds SIGTERM lets requests and streams finish', env: 'PLATFORM_SHUTDOWN_TIMEOUT', default: 30, min: 0 }),
     home: Flags.string({ description: 'state directory (default ~/.platform)', env: 'PLATFORM_HOME' }),
