@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { route } from './contract.js';
-import { PlatformRole, Timestamp, Uuid, printable } from './common.js';
+import { Email, PlatformRole, Timestamp, Uuid, printable } from './common.js';
 
 export const LoginBody = z.strictObject({ email: z.string(), password: z.string() });
 export const LoginResponse = z.object({
@@ -11,6 +11,13 @@ export const LoginResponse = z.object({
   expires_at: z.number().int().describe('Unix seconds'),
   refresh_token: z.string().optional().describe('trades for a fresh session at POST /v1/auth/refresh; single use (rotated)'),
   refresh_expires_at: z.number().int().optional().describe('Unix seconds'),
+});
+
+/** The first admin of a server, with the one-time token it printed (docs/decisions/server.md). */
+export const SetupBody = z.strictObject({
+  token: z.string().min(1).max(200).describe('the setup token the server printed on its first start'),
+  email: Email,
+  password: z.string(),
 });
 
 /** Identity of spec 1 §2.3a. */
@@ -94,6 +101,16 @@ export const authRoutes = {
     summary: 'Sign in with e-mail and password',
     auth: 'none',
     body: LoginBody,
+    status: 200,
+    response: LoginResponse,
+  }),
+  setup: route({
+    id: 'auth.setup',
+    method: 'POST',
+    path: '/v1/auth/setup',
+    summary: "Create a server's first admin with its one-time setup token and sign in (409 once an admin exists, 410 when the token expired)",
+    auth: 'none',
+    body: SetupBody,
     status: 200,
     response: LoginResponse,
   }),

@@ -8,6 +8,7 @@ import { deviceLogin } from '../client/device-login.js';
 import { sessionCredential } from '../client/refresh.js';
 import { UsageError } from '../client/errors.js';
 import { ask, askHidden, readStdin, requireTty } from '../cli/prompt.js';
+import { signInWithSetupToken } from '../client/setup-login.js';
 
 export default class Login extends BaseCommand {
   static override summary = 'Sign in to the current context';
@@ -19,6 +20,7 @@ export default class Login extends BaseCommand {
     'printf %s "$PASSWORD" | <%= config.bin %> login --email me@example.com --password-stdin',
     'printf %s "$PLATFORM_API_KEY" | <%= config.bin %> login --api-key-stdin',
     'printf %s "$PLATFORM_API_KEY" | <%= config.bin %> login --api-key-stdin --json',
+    'printf "%s\\n%s\\n" "$SETUP_TOKEN" "$PASSWORD" | <%= config.bin %> login --setup-token --email admin@example.com',
   ];
   static override flags = {
     web: Flags.boolean({ description: 'sign in through the browser with a one-time code', exclusive: ['email', 'password-stdin', 'api-key-stdin', 'api-key'] }),
@@ -32,6 +34,10 @@ export default class Login extends BaseCommand {
     'api-key': Flags.string({
       description: 'store an API key given here (visible to other local users in the process list: prefer --api-key-stdin)',
       exclusive: ['email', 'password-stdin'],
+    }),
+    'setup-token': Flags.boolean({
+      description: "create a new server's first admin with the setup token it printed (stdin: token, then password, one per line; asked hidden at a terminal)",
+      exclusive: ['password-stdin', 'api-key-stdin', 'api-key'],
     }),
   };
 
@@ -64,6 +70,12 @@ export default class Login extends BaseCommand {
       const where = await store.set(context.name, { token: key, email: me.email, expiresAt: me.expires_at });
       this.print(`signed in to ${context.name} as ${me.email} with an API key (stored in the ${where})`);
       return { context: context.name, email: me.email, role: me.role, credential: 'api_key', stored_in: where };
+    }
+    if (flags['setup-token']) {
+      const res = await signInWithSetupToken(url, flags.email);
+      const where = await store.set(context.name, { token: res.token, email: res.email, expiresAt: res.expires_at });
+      this.print(`first admin ${res.email} created on ${context.name} and signed in (stored in the ${where})`);
+      return { context: context.name, email: res.email, role: res.role, setup: true, expires_at: res.expires_at, stored_in: where };
     }
     let email = flags.email;
     let password: string;

@@ -14,7 +14,7 @@ import { requestTarget } from './http/request-target.js';
 import { restoreMethod } from './http/methods.js';
 import { silentLogger, type Logger } from './logger.js';
 import { CredentialResolver } from './services/auth/credentials.js';
-import { principalKey } from './services/auth/principal.js';
+import { principalKey, type Principal } from './services/auth/principal.js';
 import { SessionTokens } from './services/auth/session-tokens.js';
 import { gateProject } from './services/accounts/projects.js';
 import { migrate, type Db } from './store/db.js';
@@ -24,6 +24,8 @@ import { isInternalCall } from './internal-call.js';
 import { arrivedOnInternalListener } from './http/internal-listener.js';
 import { newRequestId } from './ids.js';
 import { arrivedOnSandboxListener } from './services/sandbox/listener.js';
+import { applyForwardedHeaders, clientAddressOf, trustedProxies } from './http/client-address.js';
+import type { AccessLog } from './http/access-log.js';
 
 export interface AppDeps {
   db: Db;
@@ -33,6 +35,10 @@ export interface AppDeps {
   signingKey: Buffer;
   clock?: Clock;
   log?: Logger;
+  /** Server mode: told of every request once its response is over (docs/decisions/server.md). */
+  accessLog?: AccessLog;
+  /** The scheme of the public listener, for the access log (a trusted proxy may say otherwise). */
+  scheme?: 'http' | 'https';
 }
 
 export interface App {
@@ -45,6 +51,7 @@ export interface App {
 }
 
 const REQUEST_ID_HEADER = 'X-Request-Id';
+const NO_PROXIES = trustedProxies([]);
 
 /**
  * Builds the daemon's HTTP application from its areas. Order of work per request: request id,
@@ -79,35 +86,63 @@ export function createApp(deps: AppDeps): App {
     return b;
   };
 
+  const proxies = trustedProxies(deps.config.server?.behindProxy);
+  const accessLog = deps.accessLog;
+
   const handler: RequestListener = async (req, res) => {
     const requestId = newRequestId();
     res.setHeader(REQUEST_ID_HEADER, requestId);
-    const ip = req.socket.remoteAddress ?? 'unknown';
+    // Only the public listener has a proxy in front: on the loopback ones the peers are this
+    // machine's processes and workloads, whose X-Forwarded-* must not count even when the proxy
+    // is on 127.0.0.1 too.
+    const onPublic = deps.config.server !== undefined && req.socket.localPort === deps.config.server.listenPort;
+    const trusted = onPublic ? proxies : NO_PROXIES;
+    const scheme = applyForwardedHeaders(req, trusted, onPublic ? (deps.scheme ?? 'http') : 'http');
+    const ip = clientAddressOf(req, trusted);
+    // Filled in as the request is understood; the access line is written once the response is over.
+    const seen: { route: string; principal?: Principal } = { route: '(unmatched)' };
+    if (accessLog) {
+      const started = performance.now();
+      res.once('close', () =>
+        accessLog({
+          time: new Date().toISOString(),
+          request_id: requestId,
+          principal: seen.principal ? principalKey(seen.principal) : null,
+          method: req.method ?? 'GET',
+          route: seen.route,
+          // A response cut off before its head went out never had a status the client saw.
+          status: res.headersSent ? res.statusCode : 0,
+          duration_ms: Math.round((performance.now() - started) * 10) / 10,
+          client: ip,
+          scheme,
+        }),
+      );
+    }
     // A bearer credential was sent and not accepted (invalid, expired, revoked): a 401 then says
     // so (RFC 6750 invalid_token), which is what tells a client to refresh rather than give up.
     let refused = false;
     const resolve = async () => {
       const principal = await credentials.resolve(req.headers.authorization);
       refused = !principal && /^Bearer\s/i.test(req.headers.authorization ?? '');
+      seen.principal = principal;
       return principal;
     };
-    // The metrics label: the matched route's template or a fixed name, never the raw path.
-    const served = { route: 'unmatched' };
-    if (ctx.hooks.requestObservers.length) observeRequest(req, res, served, ctx.hooks.requestObservers);
+    // The metrics label is the same route name: the matched template or a fixed name, never the raw path.
+    if (ctx.hooks.requestObservers.length) observeRequest(req, res, seen, ctx.hooks.requestObservers);
     try {
       restoreMethod(req);
       // The sandbox listener serves the sandbox routes and nothing else (spec 2 §4.6).
       if (arrivedOnSandboxListener(req)) {
         const url = requestTarget(req.url);
         const { route, params } = router.match(req.method ?? 'GET', url.pathname, 'sandbox');
-        served.route = route.contract.path;
+        seen.route = route.contract.path;
         return await router.run(route, params, { requestId, ip, req, res }, url);
       }
       // Workload public addresses are routed by Host before any path matching (DESIGN.md).
       // The internal listener serves path routes only (MCP endpoints), whatever the Host says.
       const internal = arrivedOnInternalListener(req);
       const hosted = internal ? undefined : ctx.hooks.hostRoutes.find((h) => h.matches(String(req.headers.host ?? '')));
-      if (hosted) served.route = hosted.ownEdge ? 'host:gateway' : 'host:workload';
+      if (hosted) seen.route = hosted.ownEdge ? '(gateway address)' : '(workload address)';
       if (hosted?.ownEdge) return await hosted.serve({ requestId, ip, req, res });
       if (hosted) {
         const principal = await resolve();
@@ -118,7 +153,7 @@ export function createApp(deps: AppDeps): App {
       const url = requestTarget(req.url);
       const byPath = ctx.hooks.pathRoutes.find((p) => p.matches(url.pathname));
       if (byPath) {
-        served.route = 'path:workload';
+        seen.route = '(path route)';
         // Workloads on the internal listener are inside the platform: no per-caller rate limit there.
         const wait = internal ? 0 : buckets.take(`ip:${ip}`);
         if (wait > 0) throw tooMany('rate limit exceeded: slow down and retry after the time in Retry-After', wait);
@@ -126,7 +161,7 @@ export function createApp(deps: AppDeps): App {
       }
       if (internal) throw new ApiError(404, `no route for ${req.method ?? 'GET'} ${url.pathname} on the internal listener (it serves MCP server endpoints only)`);
       const { route, params } = router.match(req.method ?? 'GET', url.pathname);
-      served.route = route.contract.path;
+      seen.route = route.contract.path;
       const principal = route.contract.auth === 'none' && route.contract.unlimited ? undefined : await resolve();
       if (!route.contract.unlimited) {
         const key = principal ? principalKey(principal) : `ip:${ip}`;

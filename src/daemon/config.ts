@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { VECTOR_LIMITS, type VectorSettings } from '../api/vector.js';
 import { LOG_TAIL_DEFAULT, LOG_TAIL_MAX } from '../api/serverless.js';
 import { parseEgressAllow } from './egress.js';
+import { publicUrlOf } from './public-address.js';
 import type { RateLimitConfig } from './http/rate-limit.js';
 import { isolationModeFromEnv, type IsolationMode } from './runtime/sandbox.js';
 import { cacheConfig, type CacheConfig } from './services/cache/config.js';
@@ -72,6 +73,26 @@ export interface DaemonConfig {
   };
   /** The gateway (spec 2 §2.5, §4.5; docs/decisions/gateway.md). */
   gateway: GatewayConfig;
+  /** PLATFORM_APPS_DOMAIN: workloads answer at `<name>-<short>.<appsDomain>` (default apps.localhost). */
+  appsDomain: string;
+  /** `platform server start` (docs/decisions/server.md); undefined for the detached local daemon. */
+  server?: ServerModeConfig;
+}
+
+/**
+ * Serving a team. `host` and `port` above stay the loopback listener workloads call (SVC_API_URL);
+ * the public listener is this one, and is the same socket when it is plain http on loopback.
+ */
+export interface ServerModeConfig {
+  listenHost: string;
+  listenPort: number;
+  tls?: { certFile: string; keyFile: string };
+  /** --public-url: the address people use (links, workload addresses); empty: the listen address (publicUrlOf). */
+  publicUrl: string;
+  /** CIDRs of the reverse proxy whose X-Forwarded-* headers are believed. */
+  behindProxy: string[];
+  /** How long a SIGTERM waits for in-flight requests and streams before stopping workloads. */
+  shutdownTimeoutMs: number;
 }
 
 export interface GatewayConfig {
@@ -114,11 +135,15 @@ export function gatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
   };
 }
 
+/** The loopback listener's base URL: what workloads call (SVC_API_URL), never the public one. */
+export const loopbackBaseUrl = (c: Pick<DaemonConfig, 'host' | 'port'>) => `http://${c.host.includes(':') ? `[${c.host}]` : c.host}:${c.port}`;
+
 /**
- * The daemon's own base URL, for addresses handed out in credentials and links. Never the
- * request's Host header: a caller could otherwise have a credential point elsewhere.
+ * The daemon's own base URL, for addresses handed out in credentials and links: a server's
+ * public URL, else the loopback listener. Never the request's Host header: a caller could
+ * otherwise have a credential point elsewhere.
  */
-export const ownBaseUrl = (c: Pick<DaemonConfig, 'host' | 'port'>) => `http://${c.host.includes(':') ? `[${c.host}]` : c.host}:${c.port}`;
+export const ownBaseUrl = (c: Pick<DaemonConfig, 'host' | 'port' | 'server'>) => (c.server ? publicUrlOf(c.server) : loopbackBaseUrl(c));
 
 export interface HttpEdgeConfig {
   /** The request line and headers must arrive within this (Node's default is 60 s). */
@@ -274,6 +299,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
       ...(env.PLATFORM_QDRANT_PORT ? { qdrantPort: num(env.PLATFORM_QDRANT_PORT, 6333) } : {}),
     },
     gateway: gatewayConfig(env),
+    appsDomain: (env.PLATFORM_APPS_DOMAIN || 'apps.localhost').toLowerCase().replace(/\.$/, ''),
     ...overrides,
   };
 }

@@ -1,3 +1,4 @@
+import { Server as HttpsServer } from 'node:https';
 import type { Server } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -132,7 +133,8 @@ function reinjectList(server: Server, err: ParseError, socket: Duplex): boolean 
     Buffer.from(`${LIST_MARK}: 1\r\n`, 'latin1'),
     raw.subarray(lineEnd + 2),
   ]);
-  server.emit('connection', new Spliced(socket, rewritten));
+  // An https server hands decrypted sockets to its HTTP parser on 'secureConnection'.
+  server.emit(server instanceof HttpsServer ? 'secureConnection' : 'connection', new Spliced(socket, rewritten));
   return true;
 }
 

@@ -11,14 +11,16 @@ import { clampTimeout } from './view.js';
 import { observeInvoke } from './invoke-record.js';
 import type { AgentConfig } from '../../../api/agents.js';
 import { MiB } from '../../../api/contract.js';
+import { appsLabel } from '../../public-address.js';
 
 const DROPPED = new Set(['host', 'connection', 'authorization', INTERNAL_CALL_HEADER, INSTANCE_SECRET_HEADER]);
 
-/** `<name>-<project_short>.apps.localhost[:port]`: the local public address (DESIGN.md). */
-const HOST_RE = /^([a-z](?:[a-z0-9-]{0,61}[a-z0-9])?)-([a-z][a-z0-9]{5})\.apps\.localhost(?::\d+)?$/i;
+/** `<name>-<project_short>` of `<name>-<project_short>.<apps domain>[:port]`, the public address (DESIGN.md). */
+const LABEL_RE = /^([a-z](?:[a-z0-9-]{0,61}[a-z0-9])?)-([a-z][a-z0-9]{5})$/;
 
-export function parsePublicHost(host: string): { name: string; short: string } | undefined {
-  const m = HOST_RE.exec(host.trim());
+export function parsePublicHost(host: string, appsDomain: string): { name: string; short: string } | undefined {
+  const label = appsLabel(host, appsDomain);
+  const m = label === undefined ? null : LABEL_RE.exec(label);
   return m ? { name: m[1]!.toLowerCase(), short: m[2]!.toLowerCase() } : undefined;
 }
 
@@ -28,7 +30,7 @@ export function parsePublicHost(host: string): { name: string; short: string } |
  * so the function contract of spec 1 §4.13 applies as is. The invoke gate applies here too.
  */
 export async function servePublic(d: Deps, ctx: RequestContext): Promise<void> {
-  const target = parsePublicHost(String(ctx.req.headers.host ?? ''))!;
+  const target = parsePublicHost(String(ctx.req.headers.host ?? ''), d.ctx.config.appsDomain)!;
   const project = findProject(d.ctx.db, target.short);
   if (!project || project.short !== target.short) throw new ApiError(404, `no workload answers at ${ctx.req.headers.host}`);
   // A call from inside the platform (a push delivery) reaches the internal address: no invoke gate.

@@ -64,7 +64,7 @@ export function createAgentsArea(): Area {
       };
       ctx.hooks.agentNames.push((ids) => agentStore.namesIn(ctx.db, ids));
       ctx.hooks.unownedAgents.push(() => agentStore.unowned(ctx.db));
-      ctx.hooks.hostRoutes.push({ matches: (host) => parsePublicHost(host) !== undefined, serve: (c) => servePublic(d, c) });
+      ctx.hooks.hostRoutes.push({ matches: (host) => parsePublicHost(host, ctx.config.appsDomain) !== undefined, serve: (c) => servePublic(d, c) });
       ctx.hooks.agentForward = (c, projectId, name, kind) => serveForGateway(d, c, projectId, name, kind);
       // Plain members search their own agents only, as they list them (spec 1 §4.12).
       ctx.hooks.searchables.push((scope, needle, limit) => searchAgents(ctx.db, scope, needle, limit));

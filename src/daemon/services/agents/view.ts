@@ -1,6 +1,7 @@
 import type { AgentView, RevisionView } from '../../../api/agents.js';
 import { LIMITS } from '../../../api/agents.js';
 import type { DaemonConfig } from '../../config.js';
+import { workloadUrl } from '../../public-address.js';
 import type { AgentRow, RevisionRow } from './store.js';
 import { servedTraffic, splitOf } from './traffic.js';
 
@@ -9,7 +10,7 @@ import { servedTraffic, splitOf } from './traffic.js';
  * is http on the daemon's port under apps.localhost (DESIGN.md); production uses https and the
  * platform's apps domain.
  */
-export const publicUrl = (config: DaemonConfig, name: string, short: string) => `http://${name}-${short}.apps.localhost:${config.port}`;
+export const publicUrl = (config: DaemonConfig, name: string, short: string) => workloadUrl(config, `${name}-${short}`);
 
 /** Agent or function view of spec 1 §2.2. */
 export function agentView(config: DaemonConfig, row: AgentRow, short: string): AgentView {

@@ -6,7 +6,7 @@ import { ApiError, badRequest } from '../../http/errors.js';
 import { readBody } from '../../http/body.js';
 import type { RequestContext } from '../../http/router.js';
 import { parseInput } from '../../http/validate.js';
-import { decideDeviceSignIn, normalizeUserCode, pendingCode } from './device-flow.js';
+import { decideDeviceSignIn, normalizeUserCode, pendingCode, verificationUri } from './device-flow.js';
 import type { SignIn } from './service.js';
 
 /**
@@ -66,7 +66,7 @@ ${problem ? `<p class="error" role="alert">${escape(problem)}</p>` : ''}
 
 /** The cookie the form's hidden field must match; Secure whenever people reach the server over https. */
 function csrfCookie(ctx: AreaContext, c: RequestContext, value: string): string {
-  const secure = Boolean((c.req.socket as { encrypted?: boolean }).encrypted) || ctx.config.publicUrl?.startsWith('https:');
+  const secure = Boolean((c.req.socket as { encrypted?: boolean }).encrypted) || verificationUri(ctx).startsWith('https:');
   return `${CSRF_COOKIE}=${value}; Path=/device; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
 }
 

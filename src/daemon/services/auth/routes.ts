@@ -5,6 +5,7 @@ import type { PersonPrincipal } from './principal.js';
 import { refreshSession, revokeSession, signInSessionMigrations } from './sign-in-sessions.js';
 import { deviceMigrations, pollDeviceSignIn, startDeviceSignIn } from './device-flow.js';
 import { decideOnDevicePage, showDevicePage } from './device-page.js';
+import { setUp } from './setup-token.js';
 
 /** Sign-in, sessions, device sign-in, identity, password change and personal API keys (spec 1 §4.2, §4.9; issue 24 §2). */
 export const authArea: Area = {
@@ -19,6 +20,7 @@ export const authArea: Area = {
     r.handle(authRoutes.deviceToken, ({ body, requestId }) => pollDeviceSignIn(ctx, body.device_code, requestId));
     r.raw(authRoutes.devicePage, async (c) => showDevicePage(ctx, c));
     r.raw(authRoutes.deviceDecide, (c) => decideOnDevicePage(ctx, signIn, c));
+    r.handle(authRoutes.setup, ({ body, ip, requestId }) => setUp(ctx, signIn, body, ip, requestId));
     r.handle(authRoutes.me, ({ principal }) => identity(ctx, principal!));
     r.handle(authRoutes.changePassword, ({ principal, body, ip, requestId }) =>
       signIn.changePassword(principal as PersonPrincipal, body, ip, requestId),

@@ -10,7 +10,7 @@ import { hashSecret } from './api-keys.js';
 import type { UserRow } from './store.js';
 
 /** How a sign-in session began; kept for the audit trail and `platform sessions`-style views later. */
-export type SessionOrigin = 'password' | 'device' | 'password_change';
+export type SessionOrigin = 'password' | 'device' | 'password_change' | 'setup';
 
 /**
  * A rotated-out refresh token presented again within this many seconds is refused without

@@ -1,3 +1,4 @@
+import { ownBaseUrl } from '../../config.js';
 import type { ServerResponse } from 'node:http';
 import { EMBED_RATE_DEFAULT, embedRoutes } from '../../../api/embed.js';
 import type { Area, AreaContext, OwnedAgentRef } from '../../area.js';
@@ -68,7 +69,7 @@ export function embedArea(): Area {
         greeting: row.greeting,
         theme: JSON.parse(row.theme) as Record<string, string>,
         rate_limit_per_minute: row.rate_per_minute,
-        snippet: `<script src="http://${host ?? `127.0.0.1:${ctx.config.port}`}/v1/embed/widget.js" data-key="${row.key}" async></script>`,
+        snippet: `<script src="${ctx.config.server ? ownBaseUrl(ctx.config) : `http://${host ?? `127.0.0.1:${ctx.config.port}`}`}/v1/embed/widget.js" data-key="${row.key}" async></script>`,
         created_at: row.created_at,
         updated_at: row.updated_at,
       });

@@ -1,4 +1,5 @@
 import type { DaemonConfig } from '../../config.js';
+import { originFor } from '../../public-address.js';
 
 /**
  * Addresses of endpoints: `<name>-<short>.<gateway_domain>` or a verified custom hostname. Locally
@@ -8,7 +9,8 @@ export const sharedHostname = (config: DaemonConfig, name: string, short: string
 
 const isLocalZone = (config: DaemonConfig) => config.gateway.domain === 'localhost' || config.gateway.domain.endsWith('.localhost');
 
-export const urlOf = (config: DaemonConfig, hostname: string) => (isLocalZone(config) ? `http://${hostname}:${config.port}` : `https://${hostname}`);
+/** A server serves its gateway addresses on its public listener, so they carry its public scheme and port. */
+export const urlOf = (config: DaemonConfig, hostname: string) => (config.server || isLocalZone(config) ? originFor(config, hostname) : `https://${hostname}`);
 
 /** The CNAME a custom hostname points at (spec 2 §4.5: `<project_short>.<gateway_domain>`). */
 export const cnameTarget = (config: DaemonConfig, short: string) => `${short}.${config.gateway.domain}`;

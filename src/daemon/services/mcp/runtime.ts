@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AreaContext } from '../../area.js';
 import { isoNow } from '../../clock.js';
-import { ownBaseUrl } from '../../config.js';
+import { loopbackBaseUrl } from '../../config.js';
 import { ApiError } from '../../http/errors.js';
 import { tx } from '../../store/db.js';
 import { BuildLog } from '../../runtime/build-log.js';
@@ -328,7 +328,7 @@ export class McpRuntime {
       framework: 'mcp',
       limits: MEDIUM,
       env: {
-        SVC_API_URL: ownBaseUrl(config),
+        SVC_API_URL: loopbackBaseUrl(config),
         SVC_PROJECT_ID: server.project_id,
         SVC_PROJECT_KEY: workloadKeyOf(db, server),
         SVC_MCP_AUTH_TOKEN: bearerOf(db, server),

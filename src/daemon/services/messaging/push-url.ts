@@ -41,11 +41,20 @@ export function isProjectWorkloadHost(host: string, short: string): boolean {
  * the workload's internal address, so the delivery is marked as a call from inside the platform
  * (it passes no public invoke gate, see internal-call.ts); nothing else ever gets that mark.
  */
-export function dispatchTarget(url: string, project: { id: string; short: string }, hooks: Hooks, daemonPort: number): PushTarget {
+export function dispatchTarget(url: string, project: { id: string; short: string }, hooks: Hooks, daemonPort: number, appsDomain = 'apps.localhost'): PushTarget {
   const u = new URL(url);
   for (const h of hooks.pushTargets ?? []) {
     const mapped = h(project.id, u);
     if (mapped) return { url: mapped, host: u.host, headers: {} };
+  }
+  // A server's own apps domain is served here whatever DNS says (docs/decisions/server.md): the
+  // delivery goes to the loopback listener by Host, as a local `*.localhost` address does.
+  if (!u.hostname.endsWith('.localhost') && u.hostname.endsWith(`.${appsDomain}`)) {
+    const host = u.host;
+    const own = isProjectWorkloadHost(u.hostname, project.short);
+    u.hostname = '127.0.0.1';
+    u.port = String(daemonPort);
+    return { url: u.toString(), host, headers: own ? internalCallHeaders() : {} };
   }
   if (u.hostname.endsWith('.localhost')) {
     const host = u.host;

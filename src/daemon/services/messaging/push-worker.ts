@@ -115,7 +115,7 @@ export class PushWorker {
     const consumer = this.b.attachedConsumer(sub.id);
     if (consumer) return this.deliverTo(consumer, sub, topic, d);
     const req = buildPushRequest(sub, topic, d.message, d.attempt);
-    const target = dispatchTarget(sub.push_url!, { id: sub.project_id, short: topic.short }, this.b.ctx.hooks, this.b.ctx.config.port);
+    const target = dispatchTarget(sub.push_url!, { id: sub.project_id, short: topic.short }, this.b.ctx.hooks, this.b.ctx.config.port, this.b.ctx.config.appsDomain);
     const outcome = await sendPush(target, req, timeoutMs, this.abort.signal);
     if (this.stopped) return; // the lease expires and the message is delivered again
     if (outcome.ok) {

@@ -17,6 +17,7 @@ export const makeDataPlane: PlaneFactory = (ctx, readSource) => {
     instanceReady: (ms) => {
       for (const o of ctx.hooks.coldStartObservers) o('service', ms / 1000);
     },
+    appsDomain: ctx.config.appsDomain,
   });
   registerDataPlaneRoutes(ctx.hooks, plane);
   return plane;

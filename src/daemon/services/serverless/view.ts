@@ -1,13 +1,14 @@
 import type { ActiveTraffic, MetricsView, RevisionView, ServiceView } from '../../../api/serverless.js';
 import type { DaemonConfig } from '../../config.js';
+import { workloadUrl } from '../../public-address.js';
 import { activeRoutes, isReady, latestReady } from './status.js';
 import { conditionsOf, specOf, type RevisionRow, type ServiceRow } from './store.js';
 import { effectiveConcurrency, effectiveMaxScale } from './validate.js';
 
 /** Local public address (DESIGN.md: http on the daemon's port under apps.localhost). */
-export const publicUrl = (config: DaemonConfig, name: string, short: string) => `http://${name}-${short}.apps.localhost:${config.port}`;
+export const publicUrl = (config: DaemonConfig, name: string, short: string) => workloadUrl(config, `${name}-${short}`);
 /** A tag's own address: Knative's <tag>-<name> form under the same domain. */
-export const tagUrl = (config: DaemonConfig, tag: string, name: string, short: string) => `http://${tag}-${name}-${short}.apps.localhost:${config.port}`;
+export const tagUrl = (config: DaemonConfig, tag: string, name: string, short: string) => workloadUrl(config, `${tag}-${name}-${short}`);
 /** On the internal loopback listener, in path form: workloads cannot resolve *.localhost names. */
 export function internalUrl(config: DaemonConfig, short: string, name: string): string {
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

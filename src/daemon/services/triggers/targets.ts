@@ -31,7 +31,7 @@ export const defaultPath = (kind: TargetKind) => (kind === 'agent' ? '/invoke' :
 export function dispatch(ctx: AreaContext, kind: TargetKind, short: string, name: string, path: string): PushTarget {
   const suffix = path.startsWith('/') ? path : `/${path}`;
   if (kind === 'service') return { url: `http://127.0.0.1:${ctx.config.internalPort}/services/${short}/${name}${suffix === '/' ? '' : suffix}`, headers: {} };
-  return { url: `http://127.0.0.1:${ctx.config.port}${suffix}`, host: `${name}-${short}.apps.localhost:${ctx.config.port}`, headers: internalCallHeaders() };
+  return { url: `http://127.0.0.1:${ctx.config.port}${suffix}`, host: `${name}-${short}.${ctx.config.appsDomain}:${ctx.config.port}`, headers: internalCallHeaders() };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { appsLabel } from '../../../public-address.js';
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { WorkloadConfig } from '../../../config.js';
@@ -34,6 +35,8 @@ export interface DataPlaneOptions {
   platformPorts: () => number[];
   /** Told when an instance became ready, `ms` after its launch (the cold-start metric). */
   instanceReady?: (ms: number) => void;
+  /** The apps domain public addresses are under (`<name>-<short>.<domain>`); default apps.localhost. */
+  appsDomain?: string;
 }
 
 interface Service {
@@ -282,9 +285,10 @@ export class ServerlessDataPlane implements DataPlane {
     return (this.dispatcher ??= new (loadUndici().Agent)({ keepAliveTimeout: 4_000, keepAliveMaxTimeout: 60_000 }));
   }
 
-  /** `<name>-<short>.apps.localhost[:port]` or `<tag>-<name>-<short>...` of a published service. */
+  /** `<name>-<short>.<apps domain>[:port]` or `<tag>-<name>-<short>...` of a published service. */
   private resolveHost(host: string): { serviceId: string; tag?: string } | undefined {
-    const m = /^([a-z0-9-]+)-([a-z][a-z0-9]{5})\.apps\.localhost(?::\d+)?$/i.exec(host.trim());
+    const label = appsLabel(host, this.o.appsDomain ?? 'apps.localhost');
+    const m = label === undefined ? null : /^([a-z0-9-]+)-([a-z][a-z0-9]{5})$/.exec(label);
     if (!m) return undefined;
     const t = this.lookup(m[2]!.toLowerCase(), m[1]!.toLowerCase());
     return t && this.services.get(t.serviceId)?.desired.published ? t : undefined;
