@@ -117,8 +117,9 @@ export interface Hooks {
      * A serving instance of the function or agent (cold-started when none runs), for a delivery
      * from inside the daemon: its loopback port and the headers it must carry. Throws ApiError
      * (404 gone, 503 cannot start). Saves the delivery a second HTTP hop through the daemon.
+     * `release` takes the status the delivery got (502 when none came), which the agent's metrics count.
      */
-    lease?: (projectId: string, name: string) => Promise<{ port: number; headers: Record<string, string>; release(): void }>;
+    lease?: (projectId: string, name: string) => Promise<{ port: number; headers: Record<string, string>; release(status: number): void }>;
   };
   /** Set by the messaging area: pubsub triggers consume a subscription through the broker. */
   messagingConsumers?: MessagingConsumersHook;

@@ -75,4 +75,25 @@ describe('agent metrics and users', () => {
     expect(routed.body.reply).toBe('hello gateway');
     expect(await metrics()).toBe(before + 2);
   });
+
+  it('a trigger delivery to the function counts in its metrics too', async () => {
+    const metrics = async () => (await d.api('GET', `/v1/agents/busy/metrics${q}`, { token: c.member.token })).body.invocations as number;
+    const before = await metrics();
+    const triggers = `/v1/projects/${c.project.id}/triggers`;
+    const made = await d.api('POST', triggers, {
+      token: c.member.token,
+      body: { name: 'busy-tick', target: { service: 'busy' }, source: { type: 'schedule', schedule: { cron: '0 0 1 1 *', payload: '{"message":"tick"}' } }, retry: { max_attempts: 1 } },
+    });
+    expect(made.status, made.text).toBe(202);
+    expect((await d.api('POST', `${triggers}/busy-tick:fire`, { token: c.member.token })).status).toBe(202);
+    const deadline = Date.now() + 20_000;
+    let status: string | undefined;
+    while (Date.now() < deadline) {
+      status = (await d.api('GET', `${triggers}/busy-tick`, { token: c.member.token })).body.firings?.[0]?.status;
+      if (status === 'succeeded' || status === 'failed') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(status).toBe('succeeded');
+    expect(await metrics()).toBe(before + 1);
+  });
 });

@@ -19,13 +19,18 @@ export function observeInvoke(ctx: AreaContext, agent: AgentRow, res: ServerResp
   const started = performance.now();
   res.once('close', () => {
     const who = ids.get(res);
-    const e = { projectId: agent.project_id, agentId: agent.id, status: res.statusCode, ms: performance.now() - started, userId: who?.userId, sessionId: who?.sessionId };
-    for (const o of ctx.hooks.invokeObservers) {
-      try {
-        o(e);
-      } catch (err) {
-        ctx.log.warn('invoke observer failed', { error: (err as Error).message });
-      }
-    }
+    recordInvoke(ctx, agent, res.statusCode, performance.now() - started, who);
   });
+}
+
+/** Tells every invoke observer about one invoke that is over; an observer's failure is only logged. */
+export function recordInvoke(ctx: AreaContext, agent: AgentRow, status: number, ms: number, who?: { userId: string; sessionId: string }): void {
+  const e = { projectId: agent.project_id, agentId: agent.id, status, ms, userId: who?.userId, sessionId: who?.sessionId };
+  for (const o of ctx.hooks.invokeObservers) {
+    try {
+      o(e);
+    } catch (err) {
+      ctx.log.warn('invoke observer failed', { error: (err as Error).message });
+    }
+  }
 }

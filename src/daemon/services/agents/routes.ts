@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { agentsMetricsReader } from './metrics.js';
 import { mkdirSync } from 'node:fs';
@@ -17,7 +18,7 @@ import { parsePublicHost, serveForGateway, servePublic } from './public-host.js'
 import * as svc from './service.js';
 import { registerSecretBindings } from './secret-bindings.js';
 import { searchAgents } from './searchable.js';
-import { observeInvoke } from './invoke-record.js';
+import { observeInvoke, recordInvoke } from './invoke-record.js';
 import { registerSpecRoute } from './spec.js';
 import { registerTrafficRoutes } from './traffic-routes.js';
 import { agentStore, type BuildRow } from './store.js';
@@ -57,7 +58,13 @@ export function createAgentsArea(): Area {
         const a = agentStore.byName(ctx.db, projectId, name);
         return a ? `${a.kind} ${name}` : undefined;
       });
-      (ctx.hooks.triggerTargets ??= {}).lease = (projectId, name) => acquire(d, servingAgent(d, name, projectId));
+      // A delivery counts in the agent's metrics like an invoke, timed from the lease to its answer.
+      (ctx.hooks.triggerTargets ??= {}).lease = async (projectId, name) => {
+        const agent = servingAgent(d, name, projectId);
+        const started = performance.now();
+        const lease = await acquire(d, agent);
+        return { ...lease, release: (status: number) => (lease.release(), recordInvoke(ctx, agent, status, performance.now() - started)) };
+      };
       ctx.hooks.triggerTargets.workload = (projectId, name) => {
         const a = agentStore.byName(ctx.db, projectId, name);
         return a ? (a.kind === 'function' ? 'function' : 'agent') : undefined;

@@ -57,10 +57,13 @@ export async function deliverOnce(
     if (e instanceof ApiError) return { ok: false, status: e.status, error: `status ${e.status}: ${e.message}`.slice(0, 1000) };
     return { ok: false, error: `could not reach ${t.target_service}: ${(e as Error).message}` };
   }
+  let status = 502; // no answer: counted as the error it is
   try {
     const path = t.target_path.startsWith('/') ? t.target_path : `/${t.target_path}`;
-    return await sendPush({ url: `http://127.0.0.1:${l.port}${path}`, headers: l.headers }, req, timeoutMs, signal);
+    const outcome = await sendPush({ url: `http://127.0.0.1:${l.port}${path}`, headers: l.headers }, req, timeoutMs, signal);
+    status = outcome.status ?? 502;
+    return outcome;
   } finally {
-    l.release();
+    l.release(status);
   }
 }
