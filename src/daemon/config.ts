@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { VECTOR_LIMITS, type VectorSettings } from '../api/vector.js';
 import { LOG_TAIL_DEFAULT, LOG_TAIL_MAX } from '../api/serverless.js';
 import { parseEgressAllow } from './egress.js';
-import { publicUrlOf } from './public-address.js';
 import type { RateLimitConfig } from './http/rate-limit.js';
 import { isolationModeFromEnv, type IsolationMode } from './runtime/sandbox.js';
 import { cacheConfig, type CacheConfig } from './services/cache/config.js';
@@ -137,13 +136,6 @@ export function gatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
 
 /** The loopback listener's base URL: what workloads call (SVC_API_URL), never the public one. */
 export const loopbackBaseUrl = (c: Pick<DaemonConfig, 'host' | 'port'>) => `http://${c.host.includes(':') ? `[${c.host}]` : c.host}:${c.port}`;
-
-/**
- * The daemon's own base URL, for addresses handed out in credentials and links: a server's
- * public URL, else the loopback listener. Never the request's Host header: a caller could
- * otherwise have a credential point elsewhere.
- */
-export const ownBaseUrl = (c: Pick<DaemonConfig, 'host' | 'port' | 'server'>) => (c.server ? publicUrlOf(c.server) : loopbackBaseUrl(c));
 
 export interface HttpEdgeConfig {
   /** The request line and headers must arrive within this (Node's default is 60 s). */

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { DaemonConfig, ServerModeConfig } from './config.js';
+import { loopbackBaseUrl, type DaemonConfig, type ServerModeConfig } from './config.js';
 
 /** Listen addresses that mean every interface; a link needs a name instead. */
 const WILDCARD = new Set(['0.0.0.0', '::', '']);
@@ -15,6 +15,13 @@ export function listenUrlOf(s: ServerModeConfig): string {
  * port 0 the real port is known only once listening, and areas may hand out addresses before.
  */
 export const publicUrlOf = (s: ServerModeConfig) => s.publicUrl || listenUrlOf(s);
+
+/**
+ * The daemon's own base URL, for addresses handed out in credentials and links: a server's
+ * public URL, else the loopback listener. Never the request's Host header: a caller could
+ * otherwise have a credential point elsewhere.
+ */
+export const ownBaseUrl = (c: Pick<DaemonConfig, 'host' | 'port' | 'server'>) => (c.server ? publicUrlOf(c.server) : loopbackBaseUrl(c));
 
 /**
  * Public addresses of workloads, `<label>.<apps domain>`. The local daemon serves them itself in

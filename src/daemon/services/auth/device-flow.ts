@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { DeviceCode, DeviceError, LoginResponse } from '../../../api/auth.js';
 import type { AreaContext } from '../../area.js';
 import { writeAudit } from '../../audit.js';
-import { ownBaseUrl } from '../../config.js';
+import { ownBaseUrl } from '../../public-address.js';
 import { ApiError, unavailable } from '../../http/errors.js';
 import { newId, randomString } from '../../ids.js';
 import { stmt, tx } from '../../store/db.js';

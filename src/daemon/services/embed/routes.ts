@@ -1,4 +1,4 @@
-import { ownBaseUrl } from '../../config.js';
+import { ownBaseUrl } from '../../public-address.js';
 import type { ServerResponse } from 'node:http';
 import { EMBED_RATE_DEFAULT, embedRoutes } from '../../../api/embed.js';
 import type { Area, AreaContext, OwnedAgentRef } from '../../area.js';

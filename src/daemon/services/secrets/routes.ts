@@ -4,7 +4,7 @@ import { RevealBody, secretMapRoutes, secretRoutes, vaultFallbackRoutes, vaultRo
 import type { Area, AreaContext } from '../../area.js';
 import { provideMasterKey } from '../../crypto/sealed.js';
 import { parseJsonBody, readBody } from '../../http/body.js';
-import { ownBaseUrl } from '../../config.js';
+import { ownBaseUrl } from '../../public-address.js';
 import { sendJson, type Router } from '../../http/router.js';
 import * as bindings from './bindings.js';
 import type { Deps } from './deps.js';

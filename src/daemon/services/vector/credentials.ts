@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import { VECTOR_LIMITS, type VectorCredentials } from '../../../api/vector.js';
 import type { AreaContext } from '../../area.js';
 import { statePaths, writePrivate } from '../../bootstrap.js';
-import { ownBaseUrl } from '../../config.js';
+import { ownBaseUrl } from '../../public-address.js';
 import type { ProjectAccess } from '../accounts/access.js';
 import type { VectorRuntime } from './runtime.js';
 import { collectionName } from './indexes.js';
