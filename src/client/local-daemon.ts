@@ -149,7 +149,9 @@ function parseBootstrap(line: string): BootstrapAdmin | undefined {
 function startFailure(message: string): AbortError {
   let tail = '';
   try {
-    tail = readFileSync(daemonLogFile(), 'utf8').trim().split('\n').slice(-5).join('\n');
+    // Stack frames say where it failed, the lines around them what: a failed start's own message
+    // would otherwise scroll out under its stack.
+    tail = readFileSync(daemonLogFile(), 'utf8').trim().split('\n').filter((line) => !/^\s+at /.test(line)).slice(-5).join('\n');
   } catch {
     // no log yet
   }

@@ -50,16 +50,27 @@ export interface RuntimeOptions {
 export const PLATFORM_DIR = '.platform';
 
 /**
- * Where the shim files are: beside this module when running from source; from dist/ (module tree
- * in dist/daemon/runtimes, or the bundle in dist/daemon) the build does not copy non-TypeScript
- * files, so fall back to the source tree.
+ * Where the shim files are. A checkout reads them from its source tree, so an edited shim needs no
+ * build; an installed package has no src/ and reads the copy the build put in dist/daemon/runtimes
+ * (scripts/copy-runtime-assets.mjs). Both are found from the package root, wherever this module
+ * runs from (src/ under tsx, the module tree in dist/, or the daemon bundle).
  */
+let assets: string | undefined;
 export function assetsDir(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [here, join(here, '..', '..', '..', 'src', 'daemon', 'runtimes'), join(here, '..', '..', 'src', 'daemon', 'runtimes')];
+  if (assets) return assets;
+  const root = packageRoot(dirname(fileURLToPath(import.meta.url)));
+  const candidates = [join(root, 'src', 'daemon', 'runtimes'), join(root, 'dist', 'daemon', 'runtimes')];
   const found = candidates.find((d) => existsSync(join(d, 'python', 'shim.py')));
-  if (!found) throw new Error(`function shim files not found (looked in ${candidates.join(', ')})`);
-  return found;
+  if (!found) throw new Error(`function shim files not found (looked in ${candidates.join(', ')}); rebuild with \`npm run build\``);
+  return (assets = found);
+}
+
+/** The nearest folder holding a package.json: neither src/ nor dist/ has one of its own. */
+function packageRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
+  }
 }
 
 /** The door of serverless instances (door/door.mjs, docs/decisions/serverless.md, Isolation). */
