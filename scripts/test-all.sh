@@ -30,7 +30,7 @@ fi
 # The images build in the background while npm installs and builds: they wait on downloads and disk.
 (
   if docker info >/dev/null 2>&1 && command -v debootstrap >/dev/null 2>&1; then
-    bash scripts/build-base-images.sh python node go ruby server >&2 || echo "WARNING: base images not built; docker driver and server image tests will skip and say so" >&2
+    bash scripts/build-base-images.sh python node go ruby $([ "${PLATFORM_TEST_SERVER_IMAGE:-}" = 1 ] && echo server) >&2 || echo "WARNING: base images not built; docker driver and server image tests will skip and say so" >&2
   fi
   if docker info >/dev/null 2>&1 && command -v redis-server >/dev/null 2>&1; then
     bash scripts/build-redis-image.sh >&2 || echo "WARNING: platform-redis:local not built; cache docker tests will skip and say so" >&2
