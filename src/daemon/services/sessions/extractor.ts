@@ -6,11 +6,12 @@ import { FACT_CHARS_MAX, type MemoryPolicy } from '../../../api/sessions.js';
  * endpoint) the model is asked for facts; without one a deterministic extractor runs, so memorize
  * works offline and gives the same answer for the same session (docs/decisions/sessions.md):
  *
- * each user message is split into sentences (on . ! ? and new lines); a sentence is a fact when,
- * after dropping a leading "please remember (that)" / "remember (that)" / "note that", it starts
- * with a first-person statement: "I ", "I'm ", "I am ", "I've ", "My ", "We ", "Our ", or
+ * each user message is split into sentences (on . ! ? before a space or the end, and on new
+ * lines); a sentence is a fact when, after dropping a leading "please remember (that)" /
+ * "remember (that)" / "note that", it starts with a first-person statement: "I ", "I'm ", "I am ", "I've ", "My ", "We ", "Our ", or
  * "Call me ". Facts keep their wording (first letter upper-cased, ending with a period) and
- * duplicates (case- and space-insensitive) are dropped.
+ * duplicates (case- and space-insensitive) are dropped. The policy then filters them (memory.ts:
+ * exclude_sensitive, topics through `aboutTopics`).
  */
 
 export interface TranscriptTurn {
@@ -24,13 +25,15 @@ export interface ModelEndpoint {
   apiKey: string;
 }
 
+/** A . ! or ? followed by a space or the end, or a new line: "ada@example.com" and "1.8 m" stay whole. */
+const SENTENCE_END = /[.!?]+(?=\s|$)|\n+/;
 const LEAD = /^(please\s+)?(remember|note)\s+(that\s+)?/i;
 const FIRST_PERSON = /^(i|i'm|i am|i've|my|we|our|call me)\b/i;
 
 export function deterministicFacts(turns: TranscriptTurn[]): string[] {
   const out: string[] = [];
   for (const t of turns) {
-    for (const raw of t.message.split(/[.!?\n]+/)) {
+    for (const raw of t.message.split(SENTENCE_END)) {
       const sentence = raw.trim().replace(LEAD, '').trim();
       if (sentence.length < 3 || !FIRST_PERSON.test(sentence)) continue;
       out.push(tidy(sentence));
