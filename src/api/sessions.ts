@@ -54,12 +54,26 @@ export type SessionView = z.infer<typeof SessionView>;
 
 export const MEMORY_SCOPES = ['user', 'agent'] as const;
 
-/** Off by default (spec 1 §4.12); `scope` picks whose memories an invoke sees. */
+export const MEMORY_POLICY_LIMITS = { topics: 20, topicChars: 80, instructionsChars: 2000 } as const;
+
+/**
+ * Off by default (spec 1 §4.12); `scope` picks whose memories an invoke sees. The last four fields
+ * shape what memorize keeps (Vertex memory bank: topics and custom instructions) and whether the
+ * harness offers search_knowledge; the workload reads every field as the MEMORY_* and
+ * KNOWLEDGE_ENABLED variables (docs/decisions/sessions.md).
+ */
 export const MemoryPolicy = z.strictObject({
   enabled: z.boolean(),
   scope: z.enum(MEMORY_SCOPES).describe('user: each end user sees their own; agent: every user sees all'),
   retention_days: z.number().int().min(1).max(3650).nullable().describe('entries expire this long after creation; null keeps them'),
   inject: z.number().int().min(0).max(50).describe('at most this many relevant memories are put into the context per invoke'),
+  exclude_sensitive: z.boolean().describe('memorize drops facts that look like credentials, card numbers or email addresses'),
+  topics: z
+    .array(z.string().trim().min(1).max(MEMORY_POLICY_LIMITS.topicChars))
+    .max(MEMORY_POLICY_LIMITS.topics)
+    .describe('when not empty, memorize keeps only facts about these topics (the model is told them; the deterministic extractor matches words)'),
+  instructions: z.string().max(MEMORY_POLICY_LIMITS.instructionsChars).describe("appended to the model's extraction prompt"),
+  knowledge_enabled: z.boolean().describe('whether the harness offers the search_knowledge tool'),
 });
 export type MemoryPolicy = z.infer<typeof MemoryPolicy>;
 export const MemoryPolicyPatch = MemoryPolicy.partial();
@@ -95,6 +109,8 @@ export const MemorizeResult = z.object({
   extractor: z.enum(['model', 'deterministic']),
   created: z.array(MemoryEntry),
   skipped_duplicates: z.number().int(),
+  skipped_sensitive: z.number().int().describe('facts dropped by exclude_sensitive'),
+  skipped_off_topic: z.number().int().describe("facts the deterministic extractor found about none of the policy's topics"),
 });
 export type MemorizeResult = z.infer<typeof MemorizeResult>;
 

@@ -77,6 +77,11 @@ export interface Hooks {
   /** Set by the agents area: running instances of one agent now. */
   agentInstances?: (agentId: string) => number;
   /**
+   * Set by the agents area: stops every running instance of the agent (each revision a traffic
+   * split serves too), so the next request starts one with the settings of now.
+   */
+  recycleAgent?: (agentId: string, why: string) => Promise<void>;
+  /**
    * Names an area offers to the cross-resource search (spec 1 §4.11), each area for its own
    * resources: only within `scope.projects`, which the search area has already checked.
    */
@@ -203,6 +208,8 @@ export interface AgentSessionsHook {
   userSessions(agentId: string, userId: string, limit: number, offset: number): Array<{ id: string; turn_count: number; created_at: string; updated_at: string }>;
   /** A session with its turns when it belongs to that user; undefined when missing or someone else's. */
   userSession(agentId: string, id: string, userId: string): { session: { id: string; turn_count: number; created_at: string; updated_at: string }; turns: Array<{ index: number; message: string; output: string; finished_at: string }> } | undefined;
+  /** The memory policy's variables for an instance of the agent (MEMORY_*, KNOWLEDGE_ENABLED). */
+  workloadEnv(agentId: string): Record<string, string>;
 }
 
 /**

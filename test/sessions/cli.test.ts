@@ -80,6 +80,26 @@ describe('platform sessions and memory', { timeout: 120_000 }, () => {
     expect(erase.stdout).toBe('erased 1 memory of ada');
     expect(del.stdout).toBe(`deleted ${tea}: I like green tea.`);
     expect(sdel.stdout).toBe(`deleted session ${S}-b (3 turns)`);
+    const policy2 = await sb.run(['memory', 'policy', 'echo', '--no-exclude-sensitive', '--topic', 'travel', '--topic', 'food, drink', '--instructions', 'Be brief.', '--no-knowledge', '--json']);
+    expect(policy2.exitCode, policy2.stderr).toBe(0);
+    expect(policy2.json.policy).toEqual({
+      enabled: true,
+      scope: 'agent',
+      retention_days: null,
+      inject: 5,
+      exclude_sensitive: false,
+      topics: ['travel', 'food, drink'],
+      instructions: 'Be brief.',
+      knowledge_enabled: false,
+    });
+    const shown = await sb.run(['memory', 'policy', 'echo']);
+    expect(shown.stdout).toMatch(/exclude_sensitive +no/);
+    expect(shown.stdout).toMatch(/topics +travel, food, drink/);
+    expect(shown.stdout).toMatch(/knowledge_enabled +no/);
+    const back = await sb.run(['memory', 'policy', 'echo', '--exclude-sensitive', '--clear-topics', '--instructions', '', '--knowledge', '--json']);
+    expect(back.json.policy).toMatchObject({ exclude_sensitive: true, topics: [], instructions: '', knowledge_enabled: true });
+    const both = await sb.run(['memory', 'policy', 'echo', '--topic', 'x', '--clear-topics']);
+    expect(both.exitCode).not.toBe(0);
     const bad = await sb.run(['sessions', 'get', 'echo', 'bad*id']);
     expect(bad.exitCode).not.toBe(0);
     expect(bad.stderr).toMatch(/invalid session id/);

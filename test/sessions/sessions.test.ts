@@ -149,7 +149,16 @@ describe('memory', () => {
   it('is off by default: memorize is 409, an anonymous memorize is 401 on both routes', async () => {
     const s = sid('off');
     await invoke('echo', { message: 'My name is Ada.', session_id: s });
-    expect((await d.api('GET', '/v1/agents/echo/memory/policy', { token })).body.policy).toEqual({ enabled: false, scope: 'user', retention_days: null, inject: 5 });
+    expect((await d.api('GET', '/v1/agents/echo/memory/policy', { token })).body.policy).toEqual({
+      enabled: false,
+      scope: 'user',
+      retention_days: null,
+      inject: 5,
+      exclude_sensitive: true,
+      topics: [],
+      instructions: '',
+      knowledge_enabled: true,
+    });
     const off = await d.api('POST', `/v1/agents/echo/sessions/${s}/memorize`, { token });
     expect(off.status).toBe(409);
     expect(off.body.error).toMatch(/memory is off.*PUT \/v1\/agents\/echo\/memory\/policy/);
@@ -167,7 +176,7 @@ describe('memory', () => {
   it('memorize offline extracts first-person facts; invalidate hides one from the next invoke', async () => {
     const put = await d.api('PUT', '/v1/agents/echo/memory/policy', { token, body: { enabled: true } });
     expect(put.status).toBe(200);
-    expect(put.body.policy).toEqual({ enabled: true, scope: 'user', retention_days: null, inject: 5 });
+    expect(put.body.policy).toMatchObject({ enabled: true, scope: 'user', retention_days: null, inject: 5, exclude_sensitive: true, topics: [] });
     const s = sid('mem');
     await invoke('echo', { message: 'Hi there! My name is Ada. Please remember that I like green tea. What is the time?', session_id: s, user_id: 'ada' });
     const m = await d.api('POST', `/v1/agents/echo/sessions/${s}/memorize`, { token });

@@ -15,7 +15,8 @@ export default class SessionsMemorize extends BaseCommand {
     const { args, flags } = await this.parse(SessionsMemorize);
     const api = sessionsApi(await this.client(), args.agent, projectQuery(flags.project, flags.context));
     const res = await api.memorize(args.id);
-    this.print(`${res.created.length} memor${res.created.length === 1 ? 'y' : 'ies'} from session ${res.session_id} (${res.extractor} extractor; ${res.skipped_duplicates} already known)`);
+    const dropped = [res.skipped_sensitive ? `${res.skipped_sensitive} sensitive` : '', res.skipped_off_topic ? `${res.skipped_off_topic} off topic` : ''].filter(Boolean);
+    this.print(`${res.created.length} memor${res.created.length === 1 ? 'y' : 'ies'} from session ${res.session_id} (${res.extractor} extractor; ${res.skipped_duplicates} already known${dropped.length ? `; dropped ${dropped.join(', ')}` : ''})`);
     for (const m of res.created) this.print(`  ${m.id}  ${m.fact}`);
     return res;
   }

@@ -177,7 +177,16 @@ export class Supervisor {
   /** Stops the current instance so the next request starts the newest revision with its settings. */
   async recycle(key: string, why: string): Promise<void> {
     const slot = this.slots.get(key);
-    if (!slot) return;
+    if (slot) await this.recycleSlot(slot, why);
+  }
+
+  /** As recycle, for the current revision's slot and every pinned one. */
+  async recycleAll(key: string, why: string): Promise<void> {
+    const slots = [this.slots.get(key), ...this.pinnedSlots(key)].filter((s): s is Slot => s !== undefined);
+    await Promise.all(slots.map((slot) => this.recycleSlot(slot, why)));
+  }
+
+  private async recycleSlot(slot: Slot, why: string): Promise<void> {
     clearTimeout(slot.restartTimer);
     slot.crashes = 0;
     await slot.starting?.catch(() => undefined);

@@ -27,7 +27,8 @@ thread whose input starts with the turns as messages; CrewAI: kickoff inputs `hi
 or checkpointer keeps the conversation per session_id.
 
 Tools: an ADK root_agent's tools list gets search_knowledge (platform_knowledge.py, this agent's
-knowledge base through the daemon with the workload's key) and run_python (platform_sandbox.py);
+knowledge base through the daemon with the workload's key; not when the memory policy sets
+KNOWLEDGE_ENABLED=false) and run_python (platform_sandbox.py);
 LangGraph and CrewAI code imports them (`from platform_knowledge import search_knowledge`).
 
 Events: {"type": "message"|"reasoning", "author", "text"}, {"type": "tool_call", "author",

@@ -8,6 +8,10 @@ nothing else. The harness gives the tool to an ADK root_agent's tools list; Lang
 code imports it (a CrewAI agent wraps it with crewai.tools.tool):
 
     from platform_knowledge import search_knowledge
+
+The agent's memory policy decides whether the tool is offered: KNOWLEDGE_ENABLED=false (set by the
+daemon from knowledge_enabled) leaves it off the ADK tools list, and the imported function answers
+that it is turned off instead of searching.
 """
 import json
 import os
@@ -22,6 +26,11 @@ HTTP_TIMEOUT_S = 30
 REQUIRED = ("SVC_API_URL", "SVC_PROJECT_ID", "SVC_PROJECT_KEY", "AGENT_NAME")
 
 _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # SVC_API_URL is the local daemon: never a proxy
+
+
+def enabled():
+    """knowledge_enabled of the agent's memory policy; a harness run on its own has it on."""
+    return os.environ.get("KNOWLEDGE_ENABLED", "true").strip().lower() != "false"
 
 
 def search(query, limit=DEFAULT_LIMIT):
@@ -60,6 +69,8 @@ def format_results(answer):
 def search_knowledge(query: str, limit: int = DEFAULT_LIMIT) -> str:
     """Search this agent's knowledge base and return the best matching passages, best first,
     each with its source document."""
+    if not enabled():
+        return "search_knowledge is turned off for this agent (knowledge_enabled is false in its memory policy)"
     try:
         return format_results(search(query, limit))
     except (RuntimeError, ValueError) as exc:
@@ -69,7 +80,8 @@ def search_knowledge(query: str, limit: int = DEFAULT_LIMIT) -> str:
 def attach(framework, entry, log=lambda line: None):
     """Gives search_knowledge to an ADK root_agent (its tools list takes plain functions); the
     other frameworks' tools are fixed when the user builds them, so they import it."""
-    if os.environ.get("PLATFORM_SEARCH_KNOWLEDGE", "1") == "0":
+    if not enabled():
+        log("search_knowledge not offered: knowledge_enabled is false in the agent's memory policy")
         return entry
     if framework == "adk":
         tools = getattr(entry, "tools", None)

@@ -149,6 +149,11 @@ export class AgentRuntime {
     await this.supervisor.recycle(agentId, why);
   }
 
+  /** Stops the instances of every revision (a traffic split's too): a change not carried by a revision. */
+  async recycleAll(agentId: string, why: string): Promise<void> {
+    await this.supervisor.recycleAll(agentId, why);
+  }
+
   /**
    * After the split changed (or a new revision serves): every revision with a share gets an
    * instance started now, idle instances of revisions left with 0 % stop (busy ones finish and
@@ -350,6 +355,9 @@ export class AgentRuntime {
       SVC_PROJECT_KEY: key,
       PLATFORM_REQUEST_TIMEOUT_SECONDS: String(clampTimeout(cfg.timeout_seconds)),
       ...(this.ctx.hooks.mcpServers ? { MCP_SERVERS: JSON.stringify(this.ctx.hooks.mcpServers.render(agent.project_id, JSON.parse(rev.mcp_servers ?? '[]') as string[])) } : {}),
+      // The memory policy of now, not of the revision: the daemon applies the policy at once
+      // (injection, memorize), so a pinned revision must not see an older one.
+      ...this.ctx.hooks.agentSessions?.workloadEnv(agent.id),
     };
   }
 

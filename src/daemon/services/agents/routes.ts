@@ -47,6 +47,7 @@ export function createAgentsArea(): Area {
         await invoke(d, undefined, agent, c.req, c.res, false, asEndUser);
       };
       ctx.hooks.metricsReaders.push(agentsMetricsReader(ctx, rt));
+      ctx.hooks.recycleAgent = (agentId, why) => rt!.recycleAll(agentId, why);
       ctx.hooks.agentInstances = (agentId) => rt!.supervisor.runningKeys().filter((k) => k === agentId).length;
       ctx.hooks.projectDependents.push((projectId) => {
         const n = agentStore.countInProject(ctx.db, projectId);

@@ -1,16 +1,17 @@
 import { request } from '../../lazy/modules.js';
-import { FACT_CHARS_MAX } from '../../../api/sessions.js';
+import { FACT_CHARS_MAX, type MemoryPolicy } from '../../../api/sessions.js';
 
 /**
  * Turning a session into memories. With a platform model configured (an OpenAI-compatible
  * endpoint) the model is asked for facts; without one a deterministic extractor runs, so memorize
  * works offline and gives the same answer for the same session (docs/decisions/sessions.md):
  *
- * each user message is split into sentences (on . ! ? and new lines); a sentence is a fact when,
- * after dropping a leading "please remember (that)" / "remember (that)" / "note that", it starts
- * with a first-person statement: "I ", "I'm ", "I am ", "I've ", "My ", "We ", "Our ", or
+ * each user message is split into sentences (on . ! ? before a space or the end, and on new
+ * lines); a sentence is a fact when, after dropping a leading "please remember (that)" /
+ * "remember (that)" / "note that", it starts with a first-person statement: "I ", "I'm ", "I am ", "I've ", "My ", "We ", "Our ", or
  * "Call me ". Facts keep their wording (first letter upper-cased, ending with a period) and
- * duplicates (case- and space-insensitive) are dropped.
+ * duplicates (case- and space-insensitive) are dropped. The policy then filters them (memory.ts:
+ * exclude_sensitive, topics through `aboutTopics`).
  */
 
 export interface TranscriptTurn {
@@ -24,13 +25,15 @@ export interface ModelEndpoint {
   apiKey: string;
 }
 
+/** A . ! or ? followed by a space or the end, or a new line: "ada@example.com" and "1.8 m" stay whole. */
+const SENTENCE_END = /[.!?]+(?=\s|$)|\n+/;
 const LEAD = /^(please\s+)?(remember|note)\s+(that\s+)?/i;
 const FIRST_PERSON = /^(i|i'm|i am|i've|my|we|our|call me)\b/i;
 
 export function deterministicFacts(turns: TranscriptTurn[]): string[] {
   const out: string[] = [];
   for (const t of turns) {
-    for (const raw of t.message.split(/[.!?\n]+/)) {
+    for (const raw of t.message.split(SENTENCE_END)) {
       const sentence = raw.trim().replace(LEAD, '').trim();
       if (sentence.length < 3 || !FIRST_PERSON.test(sentence)) continue;
       out.push(tidy(sentence));
@@ -40,7 +43,7 @@ export function deterministicFacts(turns: TranscriptTurn[]): string[] {
 }
 
 /** Asks the model for the user's durable facts as JSON; a reply that is not the asked shape is an error. */
-export async function modelFacts(endpoint: ModelEndpoint, turns: TranscriptTurn[], signal?: AbortSignal): Promise<string[]> {
+export async function modelFacts(endpoint: ModelEndpoint, turns: TranscriptTurn[], policy: ExtractionPolicy, signal?: AbortSignal): Promise<string[]> {
   const transcript = turns.map((t, i) => `Turn ${i + 1}\nUser: ${t.message}\nAgent: ${t.output}`).join('\n\n');
   const res = await request(`${endpoint.baseUrl.replace(/\/+$/, '')}/chat/completions`, {
     method: 'POST',
@@ -50,11 +53,7 @@ export async function modelFacts(endpoint: ModelEndpoint, turns: TranscriptTurn[
       temperature: 0,
       response_format: { type: 'json_object' },
       messages: [
-        {
-          role: 'system',
-          content:
-            'Extract durable facts about the user from this conversation (preferences, names, circumstances) that would help in later conversations. Answer only with JSON: {"facts": ["...", ...]}; each fact one short sentence; no facts: {"facts": []}.',
-        },
+        { role: 'system', content: extractionPrompt(policy) },
         { role: 'user', content: transcript },
       ],
     }),
@@ -73,6 +72,39 @@ export async function modelFacts(endpoint: ModelEndpoint, turns: TranscriptTurn[
   } catch (e) {
     throw new Error(`model endpoint answered without {"facts": [...]}: ${(e as Error).message}`);
   }
+}
+
+/** The policy fields that shape extraction. */
+export type ExtractionPolicy = Pick<MemoryPolicy, 'exclude_sensitive' | 'topics' | 'instructions'>;
+
+const BASE_PROMPT =
+  'Extract durable facts about the user from this conversation (preferences, names, circumstances) that would help in later conversations. Answer only with JSON: {"facts": ["...", ...]}; each fact one short sentence; no facts: {"facts": []}.';
+
+/**
+ * The system prompt of model extraction: the base request, then the policy's rules in the order a
+ * memory bank's generation config reads (what to leave out, the topics to keep, the owner's own
+ * instructions last so they can refine the rest).
+ */
+export function extractionPrompt(policy: ExtractionPolicy): string {
+  const parts = [BASE_PROMPT];
+  if (policy.exclude_sensitive) {
+    parts.push('Never include secrets or personal identifiers, even when the user states them: passwords, PINs, API keys, tokens, private keys, payment card or bank numbers, email addresses.');
+  }
+  if (policy.topics.length) parts.push(`Keep only facts about these topics:\n${policy.topics.map((t) => `- ${t}`).join('\n')}`);
+  if (policy.instructions.trim()) parts.push(`Instructions from the agent's owner:\n${policy.instructions.trim()}`);
+  return parts.join('\n\n');
+}
+
+/**
+ * Whether a fact is about one of the topics, for the deterministic extractor: the fact and each
+ * topic are reduced to their terms (`terms`: lower-case words, stop words out, a plural's trailing
+ * s dropped); a topic matches when any of its terms is a term of the fact, or begins one when the
+ * topic term has 4 letters or more ("travel" matches "travelling"). No topics: every fact matches.
+ */
+export function aboutTopics(fact: string, topics: readonly string[]): boolean {
+  if (!topics.length) return true;
+  const have = terms(fact);
+  return topics.some((topic) => terms(topic).some((t) => have.some((f) => f === t || (t.length >= 4 && f.startsWith(t)))));
 }
 
 function tidy(s: string): string {

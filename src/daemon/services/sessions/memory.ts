@@ -4,12 +4,39 @@ import { ApiError, conflict, notFound } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { stmt } from '../../store/db.js';
 import type { MemoryEntry, MemoryPolicy, MemorizeResult } from '../../../api/sessions.js';
-import { deterministicFacts, factKey, modelFacts, terms, type ModelEndpoint } from './extractor.js';
+import { looksSensitive } from '../../secret-looking.js';
+import { aboutTopics, deterministicFacts, factKey, modelFacts, terms, type ModelEndpoint } from './extractor.js';
 import { DEFAULT_POLICY, memoryStore, sessionStore, type MemoryRow } from './store.js';
 
 export function policyOf(ctx: AreaContext, agentId: string): MemoryPolicy {
   const p = memoryStore.policy(ctx.db, agentId);
-  return p ? { enabled: p.enabled === 1, scope: p.scope, retention_days: p.retention_days, inject: p.inject } : { ...DEFAULT_POLICY };
+  if (!p) return { ...DEFAULT_POLICY, topics: [] };
+  return {
+    enabled: p.enabled === 1,
+    scope: p.scope,
+    retention_days: p.retention_days,
+    inject: p.inject,
+    exclude_sensitive: p.exclude_sensitive === 1,
+    topics: JSON.parse(p.topics) as string[],
+    instructions: p.instructions,
+    knowledge_enabled: p.knowledge_enabled === 1,
+  };
+}
+
+/**
+ * The policy as the workload reads it (spec 1 §4.12 refuses these names as user env: the policy
+ * route sets them). MEMORY_TOPICS is a JSON list, so a topic may hold a comma.
+ */
+export function policyEnv(p: MemoryPolicy): Record<string, string> {
+  return {
+    MEMORY_MODE: p.enabled ? p.scope : 'off',
+    MEMORY_INJECT: String(p.inject),
+    MEMORY_TTL_SECONDS: p.retention_days ? String(p.retention_days * 86_400) : '',
+    MEMORY_EXCLUDE_SENSITIVE: String(p.exclude_sensitive),
+    MEMORY_TOPICS: JSON.stringify(p.topics),
+    MEMORY_INSTRUCTIONS: p.instructions,
+    KNOWLEDGE_ENABLED: String(p.knowledge_enabled),
+  };
 }
 
 export const memoryOffMessage = (name: string) =>
@@ -101,12 +128,17 @@ export async function memorizeSession(ctx: AreaContext, agent: { id: string; nam
   if (!session) throw notFound(`unknown session ${sessionId}`);
   const turns = sessionStore.turns(ctx.db, agent.id, sessionId);
   const endpoint = modelEndpoint(ctx, agent.id);
-  let facts: string[];
+  let found: string[];
   try {
-    facts = endpoint ? await modelFacts(endpoint, turns) : deterministicFacts(turns);
+    found = endpoint ? await modelFacts(endpoint, turns, policy) : deterministicFacts(turns);
   } catch (e) {
     throw new ApiError(502, `memorize could not ask the model at ${endpoint!.baseUrl}: ${(e as Error).message}`.slice(0, 1000));
   }
+  // The model was told the rules; its answer is still checked, since a model may not comply.
+  // Topics filter the deterministic extractor only: the model judges a topic better than words do.
+  const sensitive = policy.exclude_sensitive ? found.filter(looksSensitive) : [];
+  const kept = found.filter((f) => !sensitive.includes(f));
+  const facts = endpoint ? kept : kept.filter((f) => aboutTopics(f, policy.topics));
   const userId = policy.scope === 'user' ? session.user_id : null;
   const held = new Set(memoryStore.all(ctx.db, agent.id, userId ?? undefined).filter((r) => r.user_id === userId).map((r) => factKey(r.fact)));
   const created: MemoryEntry[] = [];
@@ -121,7 +153,15 @@ export async function memorizeSession(ctx: AreaContext, agent: { id: string; nam
   }
   if (!memoryStore.policy(ctx.db, agent.id)) memoryStore.putPolicy(ctx.db, agent.id, policy);
   memoryStore.mark(ctx.db, agent.id, 'last_memorize_at', isoNow(ctx.clock));
-  return { agent: agent.name, session_id: sessionId, extractor: endpoint ? 'model' : 'deterministic', created, skipped_duplicates: skipped };
+  return {
+    agent: agent.name,
+    session_id: sessionId,
+    extractor: endpoint ? 'model' : 'deterministic',
+    created,
+    skipped_duplicates: skipped,
+    skipped_sensitive: sensitive.length,
+    skipped_off_topic: kept.length - facts.length,
+  };
 }
 
 export function memoryStatus(ctx: AreaContext, agent: { id: string; name: string }) {

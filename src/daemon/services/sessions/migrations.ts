@@ -54,4 +54,12 @@ export const sessionMigrations = [
   );
   CREATE INDEX sess_memories_agent ON sess_memories (agent_id, created_at DESC);
   `,
+  // The policy's extraction and knowledge fields (issue 23): a stored policy takes their defaults
+  // (sensitive facts excluded, no topics, no instructions, knowledge on).
+  `
+  ALTER TABLE sess_memory_policy ADD COLUMN exclude_sensitive INTEGER NOT NULL DEFAULT 1;
+  ALTER TABLE sess_memory_policy ADD COLUMN topics TEXT NOT NULL DEFAULT '[]';
+  ALTER TABLE sess_memory_policy ADD COLUMN instructions TEXT NOT NULL DEFAULT '';
+  ALTER TABLE sess_memory_policy ADD COLUMN knowledge_enabled INTEGER NOT NULL DEFAULT 1;
+  `,
 ];

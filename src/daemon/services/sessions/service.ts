@@ -8,7 +8,7 @@ import type { PageQuery } from '../../../api/common.js';
 import type { Principal } from '../auth/principal.js';
 import { ownedAgent, resolveProject, unknownAgent } from '../agents/access.js';
 import { stmt } from '../../store/db.js';
-import { addMemory, memorizeSession, memoryStatus, memoryView, policyOf, rank, reindex } from './memory.js';
+import { addMemory, memorizeSession, memoryStatus, memoryView, policyEnv, policyOf, rank, reindex } from './memory.js';
 import { memoryStore, sessionStore, type SessionRow, type TurnRow } from './store.js';
 import { MEMORIZE_AUTH_MESSAGE } from './turns.js';
 
@@ -113,11 +113,24 @@ export function getPolicy(ctx: AreaContext, principal: Principal | undefined, na
   return { agent: agent.name, policy: policyOf(ctx, agent.id) };
 }
 
-export function putPolicy(ctx: AreaContext, principal: Principal | undefined, name: string, project: string | undefined, patch: Partial<MemoryPolicy>) {
+/**
+ * Merges the given fields into the policy (a given `topics` replaces the list). The policy reaches
+ * the workload as environment variables read at instance start, so a change stops the agent's
+ * running instances, as an env change does: the next invoke starts one that sees it.
+ */
+export async function putPolicy(ctx: AreaContext, principal: Principal | undefined, name: string, project: string | undefined, patch: Partial<MemoryPolicy>) {
   const agent = ownedAgentOf(ctx, principal, name, project);
-  const policy = { ...policyOf(ctx, agent.id), ...patch };
+  const before = policyOf(ctx, agent.id);
+  const policy = { ...before, ...patch, ...(patch.topics ? { topics: distinct(patch.topics) } : {}) };
   memoryStore.putPolicy(ctx.db, agent.id, policy);
+  if (JSON.stringify(policyEnv(before)) !== JSON.stringify(policyEnv(policy))) await ctx.hooks.recycleAgent?.(agent.id, 'memory policy changed');
   return { agent: agent.name, policy };
+}
+
+/** Topics once each, compared without case; the first spelling stays. */
+function distinct(topics: string[]): string[] {
+  const seen = new Set<string>();
+  return topics.filter((t) => !seen.has(t.toLowerCase()) && seen.add(t.toLowerCase()));
 }
 
 export const getStatus = (ctx: AreaContext, principal: Principal | undefined, name: string, project: string | undefined) => memoryStatus(ctx, ownedAgentOf(ctx, principal, name, project));

@@ -44,11 +44,25 @@ export interface PolicyRow {
   scope: 'user' | 'agent';
   retention_days: number | null;
   inject: number;
+  exclude_sensitive: number;
+  /** JSON list of strings */
+  topics: string;
+  instructions: string;
+  knowledge_enabled: number;
   last_reindex_at: string | null;
   last_memorize_at: string | null;
 }
 
-export const DEFAULT_POLICY: MemoryPolicy = { enabled: false, scope: 'user', retention_days: null, inject: 5 };
+export const DEFAULT_POLICY: MemoryPolicy = {
+  enabled: false,
+  scope: 'user',
+  retention_days: null,
+  inject: 5,
+  exclude_sensitive: true,
+  topics: [],
+  instructions: '',
+  knowledge_enabled: true,
+};
 
 const SESSION_COLS = 's.*, (SELECT COUNT(*) FROM sess_turns t WHERE t.agent_id = s.agent_id AND t.session_id = s.id) AS turn_count';
 
@@ -130,13 +144,12 @@ export const memoryStore = {
     return stmt(db, 'SELECT * FROM sess_memory_policy WHERE agent_id = ?').get(agentId) as PolicyRow | undefined;
   },
   putPolicy(db: Db, agentId: string, p: MemoryPolicy): void {
-    stmt(db, 'INSERT INTO sess_memory_policy (agent_id, enabled, scope, retention_days, inject) VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent_id) DO UPDATE SET enabled = excluded.enabled, scope = excluded.scope, retention_days = excluded.retention_days, inject = excluded.inject').run(
-      agentId,
-      p.enabled ? 1 : 0,
-      p.scope,
-      p.retention_days,
-      p.inject,
-    );
+    stmt(
+      db,
+      `INSERT INTO sess_memory_policy (agent_id, enabled, scope, retention_days, inject, exclude_sensitive, topics, instructions, knowledge_enabled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (agent_id) DO UPDATE SET enabled = excluded.enabled, scope = excluded.scope, retention_days = excluded.retention_days, inject = excluded.inject,
+         exclude_sensitive = excluded.exclude_sensitive, topics = excluded.topics, instructions = excluded.instructions, knowledge_enabled = excluded.knowledge_enabled`,
+    ).run(agentId, p.enabled ? 1 : 0, p.scope, p.retention_days, p.inject, p.exclude_sensitive ? 1 : 0, JSON.stringify(p.topics), p.instructions, p.knowledge_enabled ? 1 : 0);
   },
   mark(db: Db, agentId: string, column: 'last_reindex_at' | 'last_memorize_at', at: string): void {
     stmt(db, `UPDATE sess_memory_policy SET ${column} = ? WHERE agent_id = ?`).run(at, agentId);

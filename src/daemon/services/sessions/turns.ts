@@ -3,7 +3,7 @@ import type { AreaContext } from '../../area.js';
 import { isoNow } from '../../clock.js';
 import { ApiError, conflict, unauthorized } from '../../http/errors.js';
 import { HISTORY_TURNS_MAX } from '../../../api/sessions.js';
-import { memorizeSession, memoryOffMessage, policyOf, relevantMemories } from './memory.js';
+import { memorizeSession, memoryOffMessage, policyEnv, policyOf, relevantMemories } from './memory.js';
 import { sessionStore } from './store.js';
 
 /** What is kept of a response for the record; a larger answer is recorded without its events. */
@@ -30,6 +30,7 @@ function unlessSealed<T>(ctx: AreaContext, what: string, fn: () => T): T | undef
 export function agentSessionsHook(ctx: AreaContext): AgentSessionsHook {
   const brief = (s: { id: string; turn_count: number; created_at: string; updated_at: string }) => ({ id: s.id, turn_count: s.turn_count, created_at: s.created_at, updated_at: s.updated_at });
   return {
+    workloadEnv: (agentId) => policyEnv(policyOf(ctx, agentId)),
     userSessions: (agentId, userId, limit, offset) => sessionStore.list(ctx.db, agentId, userId, limit, offset).map(brief),
     userSession(agentId, id, userId) {
       const s = sessionStore.get(ctx.db, agentId, id);
