@@ -3,7 +3,8 @@
  * the same invoke over loopback HTTP (one `platform server start`, whose public listener is https
  * and whose loopback listener is http: same process, same function, same run), and the latency
  * of CLI commands against that remote server against the same commands against a local daemon
- * and against `node -e 0`.
+ * and against `node -e 0`. A remote context over plain http to the same server separates what
+ * TLS (and the undici agent a context's CA needs) adds from what a remote context adds.
  */
 import { execFile, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -19,7 +20,7 @@ const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
 const BIN = join(root, 'bin', 'run.js');
 const INVOKES = 200;
-const CLI_RUNS = 10;
+const CLI_RUNS = 15;
 // Lifted so the bench measures the path, not the throttles.
 const UNTHROTTLED = { PLATFORM_SIGNIN_LIMIT_PER_IP: '100000', PLATFORM_SIGNIN_LIMIT_PER_ACCOUNT: '100000', PLATFORM_RATE_LIMIT_BURST: '0' };
 
@@ -94,14 +95,30 @@ export async function remoteBench(): Promise<Row[]> {
       const child = execFile(process.execPath, [BIN, 'login', '--email', BENCH_ADMIN.email, '--password-stdin'], { env: localEnv }, (e) => (e ? reject(e) : resolve()));
       child.stdin!.end(BENCH_ADMIN.password);
     });
+    // The same server through a remote context over plain http (its loopback listener): what TLS
+    // and the CA's own undici agent add on top of a remote context.
+    const plainEnv = { ...process.env, PLATFORM_HOME: join(work, 'cli-plain'), PLATFORM_NO_KEYCHAIN: '1', NO_COLOR: '1' };
+    await run(process.execPath, [BIN, 'context', 'add', 'plain', server.loopback, '--use'], { env: plainEnv });
+    await new Promise<void>((resolve, reject) => {
+      const child = execFile(process.execPath, [BIN, 'login', '--email', BENCH_ADMIN.email, '--password-stdin'], { env: plainEnv }, (e) => (e ? reject(e) : resolve()));
+      child.stdin!.end(BENCH_ADMIN.password);
+    });
+    await run(process.execPath, [BIN, 'projects', 'use', 'default'], { env: plainEnv });
     const node = await samples(CLI_RUNS, () => run(process.execPath, ['-e', '0']));
     for (const args of [['whoami', '--json'], ['agents', 'list', '--json']]) {
       const name = `platform ${args.join(' ')}`;
       await run(process.execPath, [BIN, ...args], { env: remoteEnv });
       await run(process.execPath, [BIN, ...args], { env: localEnv });
-      const remote = await samples(CLI_RUNS, () => run(process.execPath, [BIN, ...args], { env: remoteEnv }));
-      const localRuns = await samples(CLI_RUNS, () => run(process.execPath, [BIN, ...args], { env: localEnv }));
+      await run(process.execPath, [BIN, ...args], { env: plainEnv });
+      // Interleaved, as the invokes are: the machine's load drifts over a run.
+      const [remote, localRuns, plain] = [[], [], []] as number[][];
+      for (let i = 0; i < CLI_RUNS; i++) {
+        remote.push(await timeIt(() => run(process.execPath, [BIN, ...args], { env: remoteEnv })));
+        localRuns.push(await timeIt(() => run(process.execPath, [BIN, ...args], { env: localEnv })));
+        plain.push(await timeIt(() => run(process.execPath, [BIN, ...args], { env: plainEnv })));
+      }
       rows.push({ bench: 'remote', metric: `${name}, remote TLS (median)`, value: ms(median(remote)), baseline: `local daemon ${ms(median(localRuns))}`, ratio: ratio(median(remote), median(localRuns)), goal: '~1x (start must not grow)' });
+      rows.push({ bench: 'remote', metric: `${name}, remote TLS vs remote http`, value: ms(median(remote)), baseline: `remote http ${ms(median(plain))}`, ratio: ratio(median(remote), median(plain)) });
       rows.push({ bench: 'remote', metric: `${name}, remote TLS vs node -e 0`, value: ms(median(remote)), baseline: `node -e 0 ${ms(median(node))}`, ratio: ratio(median(remote), median(node)) });
     }
   } finally {

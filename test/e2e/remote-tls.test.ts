@@ -135,13 +135,15 @@ describe('a team server over TLS, driven only through the CLI', () => {
     expect(q.json.results.map((r: { id: number }) => r.id)).toEqual([3]);
   });
 
-  it('the CLI homes hold only their own contexts and credentials; no local daemon ever started', () => {
+  it('the CLI homes hold only their own contexts and credentials (no local daemon ever started), and the server home none of them', () => {
     for (const cli of [owner, dev]) {
       const files = filesUnder(cli.home);
       expect(files).toEqual(['contexts.json', 'credentials.json']);
     }
-    const serverFiles = filesUnder(server.home).filter((f) => f !== 'daemon.json.hidden');
-    expect(serverFiles.length).toBeGreaterThan(0);
+    // Nor did anything of the CLI land in the server's home.
+    const serverFiles = filesUnder(server.home);
+    expect(serverFiles).toContain('platform.db');
+    expect(serverFiles.filter((f) => /^(contexts|credentials)\.json$/.test(f))).toEqual([]);
     // The server's locator stayed hidden throughout: every command above reached the server by its URL.
     expect(existsSync(locator)).toBe(false);
   });
