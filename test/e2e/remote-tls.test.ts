@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { cpSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,6 +67,13 @@ describe('a team server over TLS, driven only through the CLI', () => {
     const token = /setup token: (setup_[A-Za-z0-9_-]+)/.exec(server.stderr())?.[1];
     expect(token).toBeTruthy();
 
+    // The wrong CA is refused plainly, before anything is saved.
+    const strangerDir = join(work, 'stranger');
+    mkdirSync(strangerDir);
+    const wrongCa = await owner.run(['context', 'add', 'prod', server.url, '--ca-cert', testCa(strangerDir).caFile]);
+    expect(wrongCa.exitCode).toBe(1);
+    expect(wrongCa.stderr).toMatch(/the server's certificate is not trusted .*presents a certificate from an authority this machine does not know/);
+    expect(wrongCa.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
     await ok(owner, ['context', 'add', 'prod', server.url, '--ca-cert', caFile]);
     await ok(owner, ['context', 'use', 'prod']);
     const setup = await ok(owner, ['login', '--setup-token', '--email', ADMIN.email, '--json'], `${token}\n${ADMIN.password}\n`);
