@@ -12,6 +12,7 @@ import { triggersBench } from './triggers.js';
 import { sandboxBench } from './sandbox.js';
 import { sessionsBench } from './sessions.js';
 import { knowledgeBench } from './knowledge.js';
+import { remoteBench } from './remote.js';
 
 const sections: Array<[string, () => Promise<Row[]>]> = [
   ['core', coreBench],
@@ -26,6 +27,7 @@ const sections: Array<[string, () => Promise<Row[]>]> = [
   ['sandbox', sandboxBench],
   ['sessions', sessionsBench],
   ['knowledge', knowledgeBench],
+  ['remote', remoteBench],
 ];
 
 const only = process.argv[2];

@@ -1,6 +1,6 @@
 import { authRoutes, type LoginResponse } from '../api/auth.js';
 import type { z } from 'zod';
-import { ApiClient } from './api-client.js';
+import type { ApiClient } from './api-client.js';
 import { UsageError } from './errors.js';
 import { ask, askHidden, readStdin } from '../cli/prompt.js';
 
@@ -9,7 +9,7 @@ import { ask, askHidden, readStdin } from '../cli/prompt.js';
  * terminal the token and the password are asked hidden; in a script stdin carries two lines,
  * the token then the password, and --email names the admin. Neither ever goes on the command line.
  */
-export async function signInWithSetupToken(url: string, email: string | undefined): Promise<z.infer<typeof LoginResponse>> {
+export async function signInWithSetupToken(client: ApiClient, email: string | undefined): Promise<z.infer<typeof LoginResponse>> {
   let token: string;
   let password: string;
   if (process.stdin.isTTY) {
@@ -25,5 +25,5 @@ export async function signInWithSetupToken(url: string, email: string | undefine
   }
   if (!token) throw new UsageError('a setup token is required');
   if (!email) throw new UsageError('an e-mail is required', 'give --email');
-  return new ApiClient(url).call(authRoutes.setup, { body: { token, email, password } });
+  return client.call(authRoutes.setup, { body: { token, email, password } });
 }

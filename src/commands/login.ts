@@ -72,8 +72,8 @@ export default class Login extends BaseCommand {
       return { context: context.name, email: me.email, role: me.role, credential: 'api_key', stored_in: where };
     }
     if (flags['setup-token']) {
-      const res = await signInWithSetupToken(url, flags.email);
-      const where = await store.set(context.name, { token: res.token, email: res.email, expiresAt: res.expires_at });
+      const res = await signInWithSetupToken(clientFor(context, url), flags.email);
+      const where = await store.set(context.name, sessionCredential(res));
       this.print(`first admin ${res.email} created on ${context.name} and signed in (stored in the ${where})`);
       return { context: context.name, email: res.email, role: res.role, setup: true, expires_at: res.expires_at, stored_in: where };
     }

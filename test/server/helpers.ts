@@ -1,5 +1,5 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,26 +68,7 @@ export async function startServer(args: string[], env: Record<string, string> = 
   return { child, home, url, stdout: () => out, stderr: () => err, exited, waitForStderr };
 }
 
-/** A test CA and server certificates it signs, made with openssl in a temporary directory. */
-export function testCa() {
-  const dir = mkdtempSync(join(tmpdir(), 'platform-ca-'));
-  const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  run('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', '/CN=platform test CA', '-keyout', 'ca.key', '-out', 'ca.pem');
-  let n = 0;
-  return {
-    dir,
-    caFile: join(dir, 'ca.pem'),
-    /** A certificate for localhost and 127.0.0.1 with this serial (hex); returns its files. */
-    issue(serial: string): { cert: string; key: string } {
-      n++;
-      const ext = join(dir, `ext${n}.cnf`);
-      writeFileSync(ext, 'subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n');
-      run('req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', '/CN=localhost', '-keyout', `s${n}.key`, '-out', `s${n}.csr`);
-      run('x509', '-req', '-in', `s${n}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial', `0x${serial}`, '-days', '1', '-extfile', ext, '-out', `s${n}.pem`);
-      return { cert: join(dir, `s${n}.pem`), key: join(dir, `s${n}.key`) };
-    },
-  };
-}
+export { testCa } from '../helpers/test-ca.js';
 
 /** Stops a server started by a test if it still runs (SIGTERM, then SIGKILL after a while). */
 export async function stopServer(s: ServerProcess | undefined): Promise<void> {

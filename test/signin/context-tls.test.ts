@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { createServer as createPlainServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -106,7 +106,9 @@ describe('context add over TLS', () => {
   });
 
   it('a usage error for a file that is not a certificate and for a CA with http', async () => {
-    const notPem = await cli.run(['context', 'add', 'x', front.url, '--ca-cert', join(work, 'ext.cnf')]);
+    const notPemFile = join(work, 'not-a-cert.cnf');
+    writeFileSync(notPemFile, 'subjectAltName=IP:127.0.0.1\n');
+    const notPem = await cli.run(['context', 'add', 'x', front.url, '--ca-cert', notPemFile]);
     expect(notPem.exitCode).toBe(2);
     expect(notPem.stderr).toMatch(/is not a PEM certificate/);
     const http = await cli.run(['context', 'add', 'x', daemon.url, '--ca-cert', ca.caFile]);
