@@ -193,6 +193,8 @@ describe('run_python given to an ADK agent by the harness', () => {
     const agentPy = 'from google.adk.agents import Agent\n\nroot_agent = Agent(name="coder", model="m", instruction="Run code.", tools=[])\n';
     expect((await deployForm(d, token, { name: 'adkcoder', framework: 'adk' }, archive([...fakeAdk(), { name: 'agent.py', content: agentPy }]))).status).toBe(202);
     await waitState(d, token, 'adkcoder', 'ready', '', 60_000);
+    // This agent has no knowledge base: with search_knowledge off, run_python is its one tool.
+    expect((await d.api('PUT', '/v1/agents/adkcoder/memory/policy', { token, body: { knowledge_enabled: false } })).status).toBe(200);
     const r = await d.api('POST', '/v1/agents/adkcoder/invoke', { token, body: { message: 'please run print(6*7)' } });
     expect(r.status).toBe(200);
     expect(r.body.tool_calls[0].name).toBe('run_python');
