@@ -20,7 +20,7 @@ export interface Family {
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
-function parseValue(text: string, line: number): number {
+function parseValue(text: string, line: number | string): number {
   if (text === '+Inf' || text === 'Inf') return Infinity;
   if (text === '-Inf') return -Infinity;
   if (text === 'NaN') return NaN;
@@ -107,7 +107,7 @@ export function parsePrometheusText(text: string): Map<string, Family> {
     if (raw[i] !== ' ') throw new Error(`line ${line}: expected a space before the value`);
     const parts = raw.slice(i + 1).split(' ');
     if (parts.length > 2 || (parts[1] !== undefined && !/^-?\d+$/.test(parts[1]))) throw new Error(`line ${line}: bad value or timestamp`);
-    const value = parseValue(parts[0]!, line);
+    const value = parseValue(parts[0]!, `${line} (${name})`);
     const f = familyOf(name, families);
     if (!f) throw new Error(`line ${line}: sample ${name} of no declared family`);
     const key = `${name}${JSON.stringify(Object.entries(labels).sort())}`;

@@ -90,7 +90,9 @@ export class DaemonMetrics {
       if (!samples) return f.readFailures.inc({ area: readers[i]!.area });
       for (const s of samples) f.gauges.get(s.name)?.set(s.labels, s.value);
     });
-    return { contentType: f.registry.contentType, text: await f.registry.metrics() };
+    // prom-client writes NaN as "Nan" (the event-loop lag gauges before their first sample), which
+    // the text format does not allow: Prometheus and strict parsers reject the whole scrape.
+    return { contentType: f.registry.contentType, text: (await f.registry.metrics()).replace(/ Nan$/gm, ' NaN') };
   }
 
   private when(apply: (f: Families) => void): void {
