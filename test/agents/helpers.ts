@@ -115,13 +115,22 @@ export async function waitState(d: TestDaemon, token: string, name: string, want
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The shims' fixtures: sample agents and the stand-in framework packages (fake-frameworks). */
+export const SHIM_FIXTURES = join(import.meta.dirname, '..', 'shims', 'fixtures');
+
+/**
+ * The stand-in framework files whose paths start with `prefix` (`google/`, `langgraph/`,
+ * `crewai/`), to ship beside an agent as a vendored dependency.
+ */
+export const fakeFrameworks = (prefix: string): Entry[] => walk(join(SHIM_FIXTURES, 'fake-frameworks')).filter((e) => e.name.startsWith(prefix));
+
 /** The LangGraph sample agent with the shims' stand-in framework package beside it (as a vendored dependency). */
 export function langgraphSample(): Entry[] {
-  const fix = join(import.meta.dirname, '..', 'shims', 'fixtures');
-  return [...walk(join(fix, 'agent-langgraph')), ...walk(join(fix, 'fake-frameworks')).filter((e) => e.name.startsWith('langgraph/'))];
+  return [...walk(join(SHIM_FIXTURES, 'agent-langgraph')), ...fakeFrameworks('langgraph/')];
 }
 
-function walk(root: string, base = root): Entry[] {
+/** Every file under `root` (bytecode caches left out) as archive entries named relative to `base`. */
+export function walk(root: string, base = root): Entry[] {
   return readdirSync(root).flatMap((n) => {
     const p = join(root, n);
     if (n === '__pycache__') return [];

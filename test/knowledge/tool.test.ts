@@ -1,10 +1,7 @@
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestDaemon } from '../helpers/daemon.js';
 import { makeProject } from '../helpers/fixtures.js';
-import { archive, deployForm, useAgentDaemon, waitState, type Entry } from '../agents/helpers.js';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { relative } from 'node:path';
+import { archive, deployForm, fakeFrameworks, useAgentDaemon, waitState, type Entry } from '../agents/helpers.js';
 
 /**
  * The harness's search_knowledge tool (issue 23): each framework's turn searches its own agent's
@@ -18,15 +15,6 @@ useAgentDaemon((daemon, adminToken) => {
   token = adminToken;
 });
 
-const FAKES = join(import.meta.dirname, '..', 'shims', 'fixtures', 'fake-frameworks');
-function walk(root: string, base = root): Entry[] {
-  return readdirSync(root).flatMap((n) => {
-    const p = join(root, n);
-    if (n === '__pycache__') return [];
-    return statSync(p).isDirectory() ? walk(p, base) : [{ name: relative(base, p), content: readFileSync(p, 'utf8') }];
-  });
-}
-const fakes = (prefix: string) => walk(FAKES).filter((e) => e.name.startsWith(prefix));
 
 // No tools of its own: the harness attaches search_knowledge, which the fake model calls with the
 // message's last word.
@@ -91,9 +79,9 @@ const invoke = (name: string, message: string) => d.api('POST', `/v1/agents/${na
 
 beforeAll(async () => {
   const deploys: Array<[string, string, Entry[] | Record<string, string>]> = [
-    ['kadk', 'adk', [{ name: 'agent.py', content: ADK_AGENT }, ...fakes('google/')]],
-    ['kgraph', 'langgraph', [{ name: 'graph.py', content: GRAPH }, ...fakes('langgraph/')]],
-    ['kcrew', 'crewai', [{ name: 'crew.py', content: CREW }, ...fakes('crewai/')]],
+    ['kadk', 'adk', [{ name: 'agent.py', content: ADK_AGENT }, ...fakeFrameworks('google/')]],
+    ['kgraph', 'langgraph', [{ name: 'graph.py', content: GRAPH }, ...fakeFrameworks('langgraph/')]],
+    ['kcrew', 'crewai', [{ name: 'crew.py', content: CREW }, ...fakeFrameworks('crewai/')]],
     ['snoop', 'function', { 'main.py': SNOOP }],
   ];
   for (const [name, framework, files] of deploys) {

@@ -1,8 +1,6 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestDaemon } from '../helpers/daemon.js';
-import { archive, deployForm, langgraphSample, waitState } from '../agents/helpers.js';
+import { archive, deployForm, fakeFrameworks, langgraphSample, waitState } from '../agents/helpers.js';
 import { sbx, startSandboxDaemon } from './helpers.js';
 
 /**
@@ -175,23 +173,11 @@ describe('run_python in the agent harness', () => {
   });
 });
 
-/** The shims' stand-in google-adk package, shipped beside the agent as a vendored dependency. */
-function fakeAdk(): Array<{ name: string; content: string }> {
-  const root = join(import.meta.dirname, '..', 'shims', 'fixtures', 'fake-frameworks');
-  const walk = (dir: string): Array<{ name: string; content: string }> =>
-    readdirSync(dir).flatMap((n) => {
-      const p = join(dir, n);
-      if (n === '__pycache__') return [];
-      return statSync(p).isDirectory() ? walk(p) : [{ name: relative(root, p), content: readFileSync(p, 'utf8') }];
-    });
-  return walk(join(root, 'google'));
-}
-
 describe('run_python given to an ADK agent by the harness', () => {
   it("the model's tool call runs in the sandbox (the stand-in model calls the first tool with the last word)", async () => {
     const token = await d.adminToken();
     const agentPy = 'from google.adk.agents import Agent\n\nroot_agent = Agent(name="coder", model="m", instruction="Run code.", tools=[])\n';
-    expect((await deployForm(d, token, { name: 'adkcoder', framework: 'adk' }, archive([...fakeAdk(), { name: 'agent.py', content: agentPy }]))).status).toBe(202);
+    expect((await deployForm(d, token, { name: 'adkcoder', framework: 'adk' }, archive([...fakeFrameworks('google/'), { name: 'agent.py', content: agentPy }]))).status).toBe(202);
     await waitState(d, token, 'adkcoder', 'ready', '', 60_000);
     // This agent has no knowledge base: with search_knowledge off, run_python is its one tool.
     expect((await d.api('PUT', '/v1/agents/adkcoder/memory/policy', { token, body: { knowledge_enabled: false } })).status).toBe(200);

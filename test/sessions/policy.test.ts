@@ -1,9 +1,8 @@
 import { createServer, type Server } from 'node:http';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestDaemon } from '../helpers/daemon.js';
-import { archive, deployForm, useAgentDaemon, waitState, type Entry } from '../agents/helpers.js';
+import { archive, deployForm, fakeFrameworks, useAgentDaemon, waitState, type Entry } from '../agents/helpers.js';
 
 /**
  * The memory policy's extraction and knowledge fields (issue 23, spec 1 §4.12's refused
@@ -17,14 +16,6 @@ useAgentDaemon((daemon, adminToken) => {
   token = adminToken;
 });
 
-const FAKES = join(import.meta.dirname, '..', 'shims', 'fixtures', 'fake-frameworks');
-function walk(root: string, base = root): Entry[] {
-  return readdirSync(root).flatMap((n) => {
-    const p = join(root, n);
-    if (n === '__pycache__') return [];
-    return statSync(p).isDirectory() ? walk(p, base) : [{ name: relative(base, p), content: readFileSync(p, 'utf8') }];
-  });
-}
 
 const POLICY_VARS = ['MEMORY_MODE', 'MEMORY_INJECT', 'MEMORY_TTL_SECONDS', 'MEMORY_EXCLUDE_SENSITIVE', 'MEMORY_TOPICS', 'MEMORY_INSTRUCTIONS', 'KNOWLEDGE_ENABLED'];
 // Instances run in their own pid namespace, so each marks itself with a random id.
@@ -58,7 +49,7 @@ beforeAll(async () => {
   const deploys: Array<[string, string, Entry[] | Record<string, string>]> = [
     ['envfn', 'function', { 'main.py': ENV_PY }],
     ['facts', 'function', { 'main.py': 'def handle(event):\n    return {"output": "noted"}\n' }],
-    ['lister', 'adk', [{ name: 'agent.py', content: ADK_AGENT }, ...walk(FAKES).filter((e) => e.name.startsWith('google/'))]],
+    ['lister', 'adk', [{ name: 'agent.py', content: ADK_AGENT }, ...fakeFrameworks('google/')]],
   ];
   for (const [name, framework, files] of deploys) {
     const r = await deployForm(d, token, { name, framework, ...(framework === 'function' ? { runtime: 'python' } : {}) }, archive(files));

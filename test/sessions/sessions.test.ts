@@ -1,10 +1,9 @@
 import { createServer, type Server } from 'node:http';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import type { TestDaemon } from '../helpers/daemon.js';
 import { grant, makeUser } from '../helpers/fixtures.js';
-import { archive, deployForm, langgraphSample, waitState, useAgentDaemon, type Entry } from '../agents/helpers.js';
+import { SHIM_FIXTURES, archive, deployForm, fakeFrameworks, langgraphSample, waitState, useAgentDaemon, walk, type Entry } from '../agents/helpers.js';
 
 /**
  * Issue 23, sessions and memory, through the real daemon: functions see `history` and `memories`
@@ -18,15 +17,6 @@ useAgentDaemon((daemon, adminToken) => {
   token = adminToken;
 });
 
-const FIX = join(import.meta.dirname, '..', 'shims', 'fixtures');
-function walk(root: string, base = root): Entry[] {
-  return readdirSync(root).flatMap((n) => {
-    const p = join(root, n);
-    if (n === '__pycache__') return [];
-    return statSync(p).isDirectory() ? walk(p, base) : [{ name: relative(base, p), content: readFileSync(p, 'utf8') }];
-  });
-}
-const fakes = (prefix: string) => walk(join(FIX, 'fake-frameworks')).filter((e) => e.name.startsWith(prefix));
 
 const ECHO_PY = `def handle(event):
     history = event.get("history", [])
@@ -46,8 +36,8 @@ beforeAll(async () => {
   const deploys: Array<[string, string, Entry[] | Record<string, string>]> = [
     ['echo', 'function', { 'main.py': ECHO_PY }],
     ['graph', 'langgraph', langgraphSample()],
-    ['adk', 'adk', [...walk(join(FIX, 'agent-adk')), ...fakes('google/')]],
-    ['crew', 'crewai', [{ name: 'crew.py', content: CREW_PY }, ...fakes('crewai/')]],
+    ['adk', 'adk', [...walk(join(SHIM_FIXTURES, 'agent-adk')), ...fakeFrameworks('google/')]],
+    ['crew', 'crewai', [{ name: 'crew.py', content: CREW_PY }, ...fakeFrameworks('crewai/')]],
   ];
   for (const [name, framework, files] of deploys) {
     const r = await deployForm(d, token, { name, framework, ...(framework === 'function' ? { runtime: 'python' } : {}) }, archive(files));
