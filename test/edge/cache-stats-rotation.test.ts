@@ -14,7 +14,9 @@ describe.skipIf(!haveRedis)('cache stats during a credential rotation', () => {
   beforeAll(async () => {
     // A budget that covers a restart on a loaded 2-core CI machine (the default 3 s does on a quiet one):
     // what is tested is that a read waits for the restarted server instead of failing at once.
-    d = await startCacheDaemon({ statsBudgetMs: 10_000 });
+    // Rarely, a start during rapid rotations never listens (docs/decisions/cache.md, known remaining);
+    // the supervisor kills it at the start timeout and starts again, and a read outlasts one such retry.
+    d = await startCacheDaemon({ statsBudgetMs: 10_000, startTimeoutMs: 5_000 });
     c = await cast(d);
   });
   afterAll(() => d?.close());
