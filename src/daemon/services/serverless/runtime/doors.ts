@@ -105,6 +105,9 @@ export async function startHostDoor(nsPid: number, d: DoorDir, bridgeDir: string
   const child = spawn('/usr/bin/nsenter', args, { stdio: ['pipe', 'pipe', 'pipe', dirFd, bridgeFd, 'pipe'], detached: true, env: { PATH: '/usr/bin:/bin' } });
   closeSync(dirFd);
   closeSync(bridgeFd);
+  // A container that is already gone makes nsenter exit before it reads the script: the write's
+  // EPIPE would otherwise be an uncaught exception in the daemon. The exit is handled below.
+  child.stdin!.on('error', (e) => log(`door script not delivered: ${(e as Error).message}\n`));
   child.stdin!.end(readFileSync(doorScript()));
   child.stdout!.on('data', (c: Buffer) => log(c.toString('utf8')));
   child.stderr!.on('data', (c: Buffer) => log(c.toString('utf8')));
