@@ -42,7 +42,7 @@ export default class Dev extends BaseCommand {
     }
     const { project } = projectQuery(flags.project, flags.context);
     const interactive = !json && Boolean(process.stdin.isTTY);
-    await runDev({
+    const summary = await runDev({
       client: connection.client,
       dir: args.dir,
       name: flags.name ?? readManifest(args.dir).name ?? nameFromDir(args.dir),
@@ -52,6 +52,9 @@ export default class Dev extends BaseCommand {
       verbose: flags.verbose,
       output: json ? jsonOutput(process.stdout, { verbose: flags.verbose }) : humanOutput(process.stdout, { verbose: flags.verbose, bin: this.config.bin, project }),
     });
-    return undefined;
+    if (summary.deployInFlight) process.stderr.write(`a deploy was still running: the daemon finishes it; \`${this.config.bin} status\` shows how it ended\n`);
+    // Quit means now: a deploy in flight polls until its build ends (minutes for a pip install),
+    // and idle keep-alive sockets would hold the process for seconds more.
+    return this.exit(0);
   }
 }

@@ -33,7 +33,7 @@ export interface DeployTarget {
 }
 
 /** The agent poll while waiting: short, since a function's redeploy takes a few hundred ms in all. */
-const POLL_MS = 40;
+const POLL_MS = 25;
 
 /**
  * Deploys a folder again and again through the same client as `platform deploy` (one connection,
@@ -44,7 +44,6 @@ export class DeployLoop {
   private running = false;
   private pending: Trigger | undefined;
   private stopped = false;
-  private idle: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly client: ApiClient,
@@ -60,12 +59,12 @@ export class DeployLoop {
       return;
     }
     this.running = true;
-    this.idle = this.drain(trigger);
+    void this.drain(trigger);
   }
 
-  /** Resolves when no deploy is running. */
-  whenIdle(): Promise<void> {
-    return this.idle;
+  /** True while a deploy runs (the daemon keeps building it if the loop stops meanwhile). */
+  get busy(): boolean {
+    return this.running;
   }
 
   stop(): void {

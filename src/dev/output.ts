@@ -31,7 +31,15 @@ export interface DevOutput {
 /** Lines of a failure shown under it: where compilers and tracebacks put the cause. */
 export const ERROR_TAIL_LINES = 12;
 
-export const errorTail = (text: string, lines = ERROR_TAIL_LINES) => text.trimEnd().split('\n').slice(-lines);
+/**
+ * The failure's first line (the daemon's headline: which step failed and why) and its last
+ * lines (where compilers and tracebacks put the cause), the middle left out.
+ */
+export function errorTail(text: string, lines = ERROR_TAIL_LINES): string[] {
+  const all = text.trimEnd().split('\n');
+  if (all.length <= lines) return all;
+  return [all[0]!, `… (${all.length - lines + 1} lines left out)`, ...all.slice(-(lines - 2))];
+}
 
 const triggerText = (t: Trigger) => (t.kind === 'save' ? `${t.path} changed` : t.kind === 'key' ? 'redeploy' : 'first deploy');
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;

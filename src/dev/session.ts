@@ -27,6 +27,8 @@ export interface DevOptions {
 export interface DevSummary {
   deploys: number;
   failures: number;
+  /** A deploy was still running at quit: its polling would hold the process until the build ends. */
+  deployInFlight: boolean;
 }
 
 /**
@@ -38,7 +40,7 @@ export interface DevSummary {
 export async function runDev(o: DevOptions): Promise<DevSummary> {
   const target = { dir: o.dir, name: o.name, project: o.project };
   const query = o.project ? { project: o.project } : {};
-  const summary: DevSummary = { deploys: 0, failures: 0 };
+  const summary: DevSummary = { deploys: 0, failures: 0, deployInFlight: false };
   let addresses: Addresses | undefined;
   const watching = { dir: resolve(o.dir), hotkeys: o.hotkeys };
 
@@ -115,6 +117,7 @@ export async function runDev(o: DevOptions): Promise<DevSummary> {
     watcher.close();
     logs.stop();
     loop.stop();
+    summary.deployInFlight = loop.busy;
     o.output.stopped();
   }
   return summary;

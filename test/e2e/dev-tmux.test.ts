@@ -71,7 +71,7 @@ describe.skipIf(!hasTmux)('platform dev in a terminal', { timeout: 90_000 }, () 
     const env = Object.entries({ ...sb.env, BROWSER: browser })
       .map(([k, v]) => `${k}=${quote(v)}`)
       .join(' ');
-    spawnTmux(['new-session', '-d', '-x', '120', '-y', '40', '-s', 'dev', `env ${env} node ${quote(BIN)} dev ${quote(dir)}; echo "[dev exited $?]"; sleep 60`]);
+    spawnTmux(['new-session', '-d', '-x', '120', '-y', '40', '-s', 'dev', `env ${env} node ${quote(BIN)} dev ${quote(dir)}; echo "[dev exited $?]"; stty -a | grep -o -- "-\\?icanon" | sed "s/^/[tty /;s/$/]/"; sleep 60`]);
 
     // It starts the daemon and says so, deploys, and prints both addresses and the keys.
     const [, url] = await until('the daemon', seen(/local daemon started at (http:\/\/127\.0\.0\.1:\d+)/));
@@ -117,6 +117,8 @@ describe.skipIf(!hasTmux)('platform dev in a terminal', { timeout: 90_000 }, () 
     // q quits, the process exits 0 and the terminal is cooked again.
     spawnTmux(['send-keys', '-t', 'dev', 'q']);
     await until('the exit', seen(/\[dev exited 0\]/), 10_000);
+    // Raw mode is gone: the shell after it reads lines again (icanon, not -icanon).
+    await until('the terminal mode', seen(/\[tty icanon\]/), 5_000);
   });
 });
 
