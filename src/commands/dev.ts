@@ -42,15 +42,16 @@ export default class Dev extends BaseCommand {
     }
     const { project } = projectQuery(flags.project, flags.context);
     const interactive = !json && Boolean(process.stdin.isTTY);
+    const name = flags.name ?? readManifest(args.dir).name ?? nameFromDir(args.dir);
     const summary = await runDev({
       client: connection.client,
       dir: args.dir,
-      name: flags.name ?? readManifest(args.dir).name ?? nameFromDir(args.dir),
+      name,
       project,
       data: flags.data,
       hotkeys: interactive,
       verbose: flags.verbose,
-      output: json ? jsonOutput(process.stdout, { verbose: flags.verbose }) : humanOutput(process.stdout, { verbose: flags.verbose, bin: this.config.bin, project }),
+      output: json ? jsonOutput(process.stdout, { name, verbose: flags.verbose }) : humanOutput(process.stdout, { name, verbose: flags.verbose, bin: this.config.bin, project }),
     });
     if (summary.deployInFlight) process.stderr.write(`a deploy was still running: the daemon finishes it; \`${this.config.bin} status\` shows how it ended\n`);
     // Quit means now: a deploy in flight polls until its build ends (minutes for a pip install),

@@ -49,22 +49,21 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
  * log lines under a marker naming their revision, invoke answers. Everything goes to `out`
  * (stdout), the spinner too, so a log line never lands in the middle of the spinner's line.
  */
-export function humanOutput(out: NodeJS.WriteStream, opts: { verbose: boolean; bin: string; project?: string }): DevOutput {
+export function humanOutput(out: NodeJS.WriteStream, opts: { name: string; verbose: boolean; bin: string; project?: string }): DevOutput {
   let spinner: Spinner | undefined;
-  let name = '';
+  const name = opts.name;
   let phase = '';
   const line = (text: string) => (spinner ? spinner.note(text) : out.write(`${text}\n`));
   const time = (ts: string) => ts.slice(11, 19);
   return {
     addresses(a, watching) {
-      name = a.name;
       line(`  invoke: POST ${a.invokeUrl}   (or: ${opts.bin} invoke ${a.name} --data '{"message":"hi"}')`);
       line(a.publicUrl ? `  public: ${a.publicUrl}` : `  public: none: this server hands out no workload addresses; publish one with \`${opts.bin} gateway\``);
       line(`  watching ${watching.dir} (not .git, node_modules, virtual environments, what .gitignore leaves out)`);
       if (watching.hotkeys) line(`  keys: ${HOTKEYS.map(([k, what]) => `${k} ${what}`).join(' · ')}`);
     },
     deploying(trigger) {
-      phase = `${name || 'deploy'}: ${triggerText(trigger)}, deploying`;
+      phase = `${name}: ${triggerText(trigger)}, deploying`;
       if (opts.verbose) line(phase);
       else spinner = startSpinner(phase, { stream: out, quiet: !out.isTTY });
     },
@@ -118,7 +117,7 @@ export function humanOutput(out: NodeJS.WriteStream, opts: { verbose: boolean; b
       out.write('\x1b[2J\x1b[3J\x1b[H');
     },
     stopped() {
-      spinner?.fail('stopped');
+      spinner?.fail('quit while deploying');
       spinner = undefined;
     },
   };
@@ -129,7 +128,7 @@ export function humanOutput(out: NodeJS.WriteStream, opts: { verbose: boolean; b
  * `deploying`, `deployed`, `failed`, `log`, `invoked`, `opened`, `stopped`. Build output under
  * --verbose goes to stderr, so stdout stays parseable.
  */
-export function jsonOutput(out: NodeJS.WriteStream, opts: { verbose: boolean }): DevOutput {
+export function jsonOutput(out: NodeJS.WriteStream, opts: { name: string; verbose: boolean }): DevOutput {
   const emit = (event: string, fields: Record<string, unknown>) => out.write(`${JSON.stringify({ event, at: new Date().toISOString(), ...fields })}\n`);
   const trig = (t: Trigger) => (t.kind === 'save' ? { trigger: 'save', path: t.path } : { trigger: t.kind });
   return {
@@ -138,8 +137,8 @@ export function jsonOutput(out: NodeJS.WriteStream, opts: { verbose: boolean }):
     state: () => undefined,
     buildOutput: (chunk) => (opts.verbose ? void process.stderr.write(chunk) : undefined),
     done(o, t) {
-      if (o.ok) emit('deployed', { ...trig(t), name: o.agent.name, revision: o.revision, ms: o.ms, ...(o.sinceSaveMs !== undefined ? { since_save_ms: o.sinceSaveMs } : {}) });
-      else emit('failed', { ...trig(t), ...(o.revision ? { revision: o.revision } : {}), ...(o.serving ? { serving_revision: o.serving } : {}), error: o.error, ms: o.ms });
+      if (o.ok) emit('deployed', { ...trig(t), name: opts.name, revision: o.revision, ms: o.ms, ...(o.sinceSaveMs !== undefined ? { since_save_ms: o.sinceSaveMs } : {}) });
+      else emit('failed', { ...trig(t), name: opts.name, ...(o.revision ? { revision: o.revision } : {}), ...(o.serving ? { serving_revision: o.serving } : {}), error: o.error, ms: o.ms });
     },
     revision: () => undefined,
     log: (l) => emit('log', { ...l }),

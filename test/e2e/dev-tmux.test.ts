@@ -142,6 +142,13 @@ describe('platform dev without a terminal', { timeout: 60_000 }, () => {
     writeFileSync(join(dir, 'index.mjs'), 'export async function handle(event) { return { reply: "two " + event.message }; }\n');
     const second = await until('the redeploy event', event((e) => e.event === 'deployed' && e.revision === 'quiet-00002'));
     expect(second).toMatchObject({ trigger: 'save', path: 'index.mjs', since_save_ms: expect.any(Number) });
+    // The log stream's lines carry their revision.
+    await until('a log line of the new revision', event((e) => e.event === 'log' && e.revision === 'quiet-00002'));
+    // A broken save: a failed event naming what keeps serving, with the cause.
+    writeFileSync(join(dir, 'index.mjs'), 'export async function handle(event) { return { reply: ; }\n');
+    const failed = await until('the failed event', event((e) => e.event === 'failed'));
+    expect(failed).toMatchObject({ trigger: 'save', name: 'quiet', revision: 'quiet-00003', serving_revision: 'quiet-00002' });
+    expect(failed.error).toMatch(/SyntaxError/);
     child.kill('SIGTERM');
     const r = await child;
     expect(r.exitCode, String(r.stderr)).toBe(0);
