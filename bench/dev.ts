@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
@@ -17,6 +17,7 @@ const ROUNDS = 7;
 const handler = (greeting: string) => `def handle(event):\n    return {"reply": "${greeting} " + str(event.get("message"))}\n`;
 
 export async function devBench(): Promise<Row[]> {
+  const loadAtStart = loadavg()[0]!;
   const home = mkdtempSync(join(tmpdir(), 'platform-bench-dev-'));
   const dir = join(home, 'src', 'hello');
   mkdirSync(dir, { recursive: true });
@@ -76,5 +77,7 @@ export async function devBench(): Promise<Row[]> {
     { bench: 'dev', metric: 'save-to-serving, worst of the rounds', value: ms(Math.max(...viaDev)), goal: '< 1000 ms' },
     { bench: 'dev', metric: 'save-to-deployed as dev reports it (median)', value: ms(median(reported)) },
     { bench: 'dev', metric: 'node -e 0 (the floor of any CLI process)', value: ms(median(nodeStart)) },
+    // The figures above move with what else runs: a shared machine's load says how far.
+    { bench: 'dev', metric: 'load average (1 min) at start and end', value: `${loadAtStart.toFixed(1)} / ${loadavg()[0]!.toFixed(1)}` },
   ];
 }
