@@ -80,7 +80,7 @@ export function humanOutput(out: NodeJS.WriteStream, opts: { name: string; verbo
       spinner = undefined;
       if (outcome.ok) {
         const text = `${outcome.agent.name}: ${outcome.revision} serving`;
-        const save = outcome.sinceSaveMs !== undefined ? `, ${seconds(outcome.sinceSaveMs)} after the save` : '';
+        const save = outcome.sinceSaveMs !== undefined && trigger.kind === 'save' ? `, ${seconds(outcome.sinceSaveMs)} after saving ${trigger.path}` : '';
         // The spinner adds its own elapsed time.
         if (s && out.isTTY) s.succeed(`${text}${save ? ` (deployed${save})` : ''}`);
         else out.write(`✓ ${text} (${seconds(outcome.ms)}${save})\n`);

@@ -92,7 +92,7 @@ describe.skipIf(!hasTmux)('platform dev in a terminal', { timeout: 90_000 }, () 
     // A save is a new revision, serving; the log stream marks it.
     writeFileSync(join(dir, 'main.py'), handler('hi'));
     await until('the edit to serve', async () => ((await reply()) === 'hi ada' ? true : undefined));
-    await until('the redeploy line', seen(/hello: hello-00002 serving \(deployed, \d+\.\d\d s after the save\)/));
+    await until('the redeploy line', seen(/hello: hello-00002 serving \(deployed, \d+\.\d\d s after saving main\.py\)/));
     await until('the revision marker', seen(/── hello-00002 ─+/));
 
     // A broken save: its error's tail shows, and the previous revision still answers.
