@@ -13,6 +13,7 @@ import { sandboxBench } from './sandbox.js';
 import { sessionsBench } from './sessions.js';
 import { knowledgeBench } from './knowledge.js';
 import { remoteBench } from './remote.js';
+import { devBench } from './dev.js';
 
 const sections: Array<[string, () => Promise<Row[]>]> = [
   ['core', coreBench],
@@ -28,6 +29,7 @@ const sections: Array<[string, () => Promise<Row[]>]> = [
   ['sessions', sessionsBench],
   ['knowledge', knowledgeBench],
   ['remote', remoteBench],
+  ['dev', devBench],
 ];
 
 const only = process.argv[2];
