@@ -319,4 +319,27 @@ describe('LogsView', () => {
     mounted.pop()!.unmount();
     expect(v.stops()).toBe(1);
   });
+
+  it('says when the filters hide every line, and starts over with another source', async () => {
+    const first = fakeSource();
+    const second = fakeSource();
+    const props = { title: 'agent hello', onBack: () => undefined, rows: 10, columns: 80, color: false };
+    const r = render(<LogsView {...props} source={first.source} />);
+    mounted.push(r);
+    first.emit(line('all fine'));
+    await new Promise((res) => setTimeout(res, 20));
+    r.stdin.write('L');
+    await new Promise((res) => setTimeout(res, 20));
+    expect(r.lastFrame()).toContain('no line passes the filters (L: level, i: instance)');
+    r.rerender(<LogsView {...props} source={second.source} />);
+    await new Promise((res) => setTimeout(res, 20));
+    expect(first.stops()).toBe(1);
+    second.emit(line('from the other workload'));
+    await new Promise((res) => setTimeout(res, 20));
+    const f = r.lastFrame()!;
+    expect(f).toContain('from the other workload');
+    expect(f).not.toContain('all fine');
+    expect(f).toContain('1 line ');
+    expect(footer(f)).toBe('following');
+  });
 });

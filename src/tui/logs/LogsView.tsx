@@ -11,6 +11,10 @@ export type { LogSource } from './types.js';
 export interface LogsViewProps {
   /** What is shown in the title, e.g. "agent hello". */
   title: string;
+  /**
+   * Keep its identity across renders (create it once, e.g. with useMemo): a new source is another
+   * log, so the view starts over with it.
+   */
   source: LogSource;
   /** Back to the caller (Escape or q). */
   onBack: () => void;
@@ -32,7 +36,10 @@ export function LogsView({ title, source, onBack, rows, columns, color, maxLines
   const [state, dispatch] = useReducer(reduce, maxLines, initialState);
   const height = Math.max(1, rows - 2);
 
+  const subscribed = useRef<LogSource>(undefined);
   useEffect(() => {
+    if (subscribed.current && subscribed.current !== source) dispatch({ type: 'reset' });
+    subscribed.current = source;
     // Lines that arrive together (a history page, a chunk of the live stream) are applied together.
     let pending: LogLine[] = [];
     let live = true;
@@ -80,7 +87,9 @@ export function LogsView({ title, source, onBack, rows, columns, color, maxLines
             </Text>
           ))
         : window.map((row) => <Row key={row.kind === 'line' ? row.entry.seq : `r${row.seq}`} row={renderRow(row, state, columns)} color={color} />)}
-      {state.entries.length === 0 && !state.help ? <Text wrap="truncate-end">{truncate('  waiting for the first line…', columns)}</Text> : null}
+      {window.length === 0 && !state.help ? (
+        <Text wrap="truncate-end">{truncate(state.entries.length ? '  no line passes the filters (L: level, i: instance)' : '  waiting for the first line…', columns)}</Text>
+      ) : null}
       <Footer status={status} detail={detail} paused={!state.follow} error={Boolean(state.error)} columns={columns} color={color} />
     </Box>
   );

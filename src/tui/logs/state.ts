@@ -40,6 +40,8 @@ export function initialState(maxLines = DEFAULT_MAX_LINES): LogsState {
 
 export type LogsAction =
   | { type: 'lines'; lines: LogLine[] }
+  /** Another source: its lines are another log, so nothing of the previous one is kept. */
+  | { type: 'reset' }
   | { type: 'error'; message: string }
   | { type: 'togglePause'; height: number }
   | { type: 'scroll'; delta: number; height: number }
@@ -126,6 +128,8 @@ export function reduce(s: LogsState, a: LogsAction): LogsState {
   switch (a.type) {
     case 'lines':
       return append(s, a.lines);
+    case 'reset':
+      return { ...initialState(s.maxLines), backs: s.backs };
     case 'error':
       return { ...s, error: a.message };
     case 'togglePause':
