@@ -342,4 +342,14 @@ describe('LogsView', () => {
     expect(f).toContain('1 line ');
     expect(footer(f)).toBe('following');
   });
+
+  it('keys that arrive in one read (fast typing, a paste, tmux) each count', async () => {
+    const v = mount({ rows: 20 });
+    v.emit(line('GET /a'), line('ERROR bad'), line('GET /b'));
+    await v.until((x) => x.includes('GET /b'));
+    await v.press('LL');
+    expect(footer(await v.until((x) => /level error\+/.test(footer(x))))).toMatch(/^following · level error\+$/);
+    await v.press('L/GET\r');
+    expect(footer(await v.until((x) => /2\/2 matches/.test(x)))).toMatch(/^paused — 0 new lines · \/GET 2\/2 matches$/);
+  });
 });

@@ -201,6 +201,9 @@ export function reduce(s: LogsState, a: LogsAction): LogsState {
     case 'back':
       return { ...s, backs: s.backs + 1 };
     case 'key': {
+      // Keys that arrive in one read (typed fast, pasted, sent by tmux) come as one string: each is a key.
+      const chars = Array.from(a.input);
+      if (chars.length > 1 && !a.key.ctrl && !a.key.meta) return chars.reduce((st, ch) => reduce(st, { ...a, input: ch, key: { ...a.key, shift: /[A-Z]/.test(ch) } }), s);
       const action = keyAction(s, a.input, a.key, a.height);
       return action ? reduce(s, action) : s;
     }
