@@ -124,6 +124,13 @@ function matches(s: LogsState): Entry[] {
   return test ? visibleEntries(s.entries, s).filter((e) => test(e.line)) : [];
 }
 
+/** One character of a multi-key read as the key ink would have reported alone. */
+function splitKey(ch: string, key: Key): { input: string; key: Key } {
+  if (ch === '\r' || ch === '\n') return { input: '', key: { ...key, return: true } };
+  if (ch === '\x7f' || ch === '\b') return { input: '', key: { ...key, backspace: true } };
+  return { input: ch, key: { ...key, shift: /[A-Z]/.test(ch) } };
+}
+
 export function reduce(s: LogsState, a: LogsAction): LogsState {
   switch (a.type) {
     case 'lines':
@@ -203,7 +210,7 @@ export function reduce(s: LogsState, a: LogsAction): LogsState {
     case 'key': {
       // Keys that arrive in one read (typed fast, pasted, sent by tmux) come as one string: each is a key.
       const chars = Array.from(a.input);
-      if (chars.length > 1 && !a.key.ctrl && !a.key.meta) return chars.reduce((st, ch) => reduce(st, { ...a, input: ch, key: { ...a.key, shift: /[A-Z]/.test(ch) } }), s);
+      if (chars.length > 1 && !a.key.ctrl && !a.key.meta) return chars.reduce((st, ch) => reduce(st, { ...a, ...splitKey(ch, a.key) }), s);
       const action = keyAction(s, a.input, a.key, a.height);
       return action ? reduce(s, action) : s;
     }
