@@ -28,13 +28,14 @@ export function visibleEntries(entries: readonly Entry[], f: Filters): Entry[] {
 
 /**
  * Whether a line matches a search: smart case as in vim and less -i (a query with a capital
- * letter is exact about case, an all-lowercase one is not), over the instance and the message.
+ * letter is exact about case, an all-lowercase one is not), over the message only: the instance
+ * (which holds the workload's name, so would match every line) has its own filter.
  */
 export function matcher(query: string): ((l: LogLine) => boolean) | undefined {
   if (!query) return undefined;
   const exact = query !== query.toLowerCase();
   const q = exact ? query : query.toLowerCase();
-  return (l) => (exact ? l.message.includes(q) || l.instance.includes(q) : l.message.toLowerCase().includes(q) || l.instance.toLowerCase().includes(q));
+  return (l) => (exact ? l.message : l.message.toLowerCase()).includes(q);
 }
 
 /** Where a query occurs in a text, as [start, end) ranges, with the same smart case. */
