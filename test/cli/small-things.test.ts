@@ -30,3 +30,29 @@ describe('topics create --wait', () => {
     expect(published.json.published).toBe(1);
   }, SLOW);
 });
+
+describe('pull without --ack', () => {
+  it('says on stderr that the messages are leased, when they come back and how to acknowledge them', async () => {
+    const sub = await cli.run(['subscriptions', 'create', 'waited', 'reader', '--ack-deadline', '30']);
+    expect(sub.exitCode, sub.stderr).toBe(0);
+    for (let i = 0; i < 100 && (await cli.run(['subscriptions', 'get', 'waited', 'reader', '--json'])).json?.ready !== true; i++) await new Promise((r) => setTimeout(r, 100));
+    const two = await cli.run(['publish', 'waited', '--file', '-'], { input: '{"text":"one"}\n{"text":"two"}\n' });
+    expect(two.exitCode, two.stderr).toBe(0);
+    const pulled = await cli.run(['pull', 'waited/reader', '--max', '1', '--wait', '5']);
+    expect(pulled.exitCode, pulled.stderr).toBe(0);
+    expect(pulled.stdout).toMatch(/one/);
+    expect(pulled.stderr).toContain('this message is leased, not removed: unless acknowledged within 30 s they are delivered again');
+    expect(pulled.stderr).toContain('`platform ack waited/reader ACK_ID...`');
+    expect(pulled.stderr).toContain('or pull with --ack');
+    // Under --json stdout carries only the result and the note, meant for people, is left out.
+    const asJson = await cli.run(['pull', 'reader', '--topic', 'waited', '--max', '1', '--wait', '5', '--json']);
+    expect(asJson.exitCode, asJson.stderr).toBe(0);
+    expect(asJson.json.messages).toHaveLength(1);
+    expect(asJson.stderr).toBe('');
+    expect((await cli.run(['publish', 'waited', '--text', 'three'])).exitCode).toBe(0);
+    const acked = await cli.run(['pull', 'waited/reader', '--wait', '5', '--ack']);
+    expect(acked.stderr).toBe('acknowledged 1');
+    const ackID = pulled.stdout.split('\n')[1]!.trim().split(/\s+/).pop()!;
+    expect((await cli.run(['ack', 'waited/reader', ackID])).stdout).toBe('acknowledged 1 of 1');
+  }, SLOW);
+});
