@@ -94,3 +94,16 @@ describe('indexes list: live point counts', () => {
     expect(unknownField.body.error).toMatch(/exact/);
   }, SLOW);
 });
+
+describe('quota counts running instances', () => {
+  it('a running cache server fills the instances quota, shown per area', async () => {
+    const before = await cli.run(['quota', '--json']);
+    const instances = (r: typeof before) => r.json.quotas.find((q: { resource: string }) => q.resource === 'instances');
+    expect(instances(before)).toMatchObject({ used: 0, by_source: { agents: 0, cache: 0, mcp: 0, serverless: 0 } });
+    const created = await cli.run(['cache', 'create', 'sessions', '--wait', '--json']);
+    expect(created.exitCode, created.stderr).toBe(0);
+    const [after, human] = await Promise.all([cli.run(['quota', '--json']), cli.run(['quota'])]);
+    expect(instances(after)).toMatchObject({ used: 1, limit: 50, by_source: { cache: 1, agents: 0 } });
+    expect(human.stdout).toMatch(/^instances\s+1\s+50\s+count\s+agents 0, cache 1, mcp 0, serverless 0$/m);
+  }, SLOW);
+});
