@@ -107,3 +107,29 @@ describe('quota counts running instances', () => {
     expect(human.stdout).toMatch(/^instances\s+1\s+50\s+count\s+agents 0, cache 1, mcp 0, serverless 0$/m);
   }, SLOW);
 });
+
+describe('auth token', () => {
+  const me = async (token: string) => {
+    const res = await fetch(`${url}/v1/auth/me`, { headers: { authorization: `Bearer ${token}` } });
+    return { status: res.status, body: (await res.json()) as { email: string } };
+  };
+
+  it('prints only the token, which works against the daemon as the same user; --json adds expires_at', async () => {
+    const [plain, json] = await Promise.all([cli.run(['auth', 'token']), cli.run(['auth', 'token', '--json'])]);
+    expect(plain.exitCode, plain.stderr).toBe(0);
+    expect(plain.stdout).toMatch(/^svc_[a-z0-9]{12}_[A-Za-z0-9]{40}$/);
+    expect(await me(plain.stdout)).toMatchObject({ status: 200, body: { email: 'admin@example.test' } });
+    expect(json.json).toEqual({ token: plain.stdout, expires_at: null });
+
+    // A member signed in with a password gets their session's token.
+    const created = await api('POST', '/v1/users', { email: 'member@example.test', password: 'Member-Password-123' });
+    expect(created.status).toBe(201);
+    const login = await cli.run(['login', '--email', 'member@example.test', '--password-stdin'], { input: 'Member-Password-123' });
+    expect(login.exitCode, login.stderr).toBe(0);
+    const session = await cli.run(['auth', 'token', '--json']);
+    expect(session.exitCode, session.stderr).toBe(0);
+    expect(session.json.token).not.toMatch(/^svc_/);
+    expect(Date.parse(session.json.expires_at)).toBeGreaterThan(Date.now() + 5 * 60_000);
+    expect(await me(session.json.token)).toMatchObject({ status: 200, body: { email: 'member@example.test' } });
+  }, SLOW);
+});
