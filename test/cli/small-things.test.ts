@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cliSandbox } from '../helpers/cli.js';
 
@@ -131,5 +131,30 @@ describe('auth token', () => {
     expect(session.json.token).not.toMatch(/^svc_/);
     expect(Date.parse(session.json.expires_at)).toBeGreaterThan(Date.now() + 5 * 60_000);
     expect(await me(session.json.token)).toMatchObject({ status: 200, body: { email: 'member@example.test' } });
+  }, SLOW);
+});
+
+describe('logout on the local context', () => {
+  it('forgets the credential for good: the next command does not sign in as the admin by itself (PLATFORM_ADMIN_PASSWORD is set)', async () => {
+    const credentials = join(cli.home, 'credentials.json');
+    const contexts = () => JSON.parse(readFileSync(join(cli.home, 'contexts.json'), 'utf8')).contexts.find((c: { name: string }) => c.name === 'local');
+    const session = JSON.parse(readFileSync(credentials, 'utf8')).local.token as string;
+    const out = await cli.run(['logout']);
+    expect(out.exitCode, out.stderr).toBe(0);
+    expect(out.stdout).toBe('signed out of local (the session was ended on the server)');
+    expect(out.stderr).toContain('sign in again with `platform login`');
+    expect(contexts().signed_out).toBe(true);
+    const [who, keys] = await Promise.all([cli.run(['whoami', '--json']), cli.run(['keys', 'list'])]);
+    expect(who.exitCode).toBe(1);
+    expect(who.json).toMatchObject({ status: 401, next: expect.stringContaining('platform login') });
+    expect(keys.exitCode).toBe(1);
+    expect(keys.stderr).toContain('sign in with `platform login`');
+    expect(existsSync(credentials) ? JSON.parse(readFileSync(credentials, 'utf8')).local : undefined).toBeUndefined();
+    expect((await fetch(`${url}/v1/auth/me`, { headers: { authorization: `Bearer ${session}` } })).status).toBe(401);
+
+    const login = await cli.run(['login', '--email', 'admin@example.test', '--password-stdin'], { input: 'Admin-Password-123' });
+    expect(login.exitCode, login.stderr).toBe(0);
+    expect(contexts().signed_out).toBeUndefined();
+    expect((await cli.run(['whoami', '--json'])).json).toMatchObject({ email: 'admin@example.test', role: 'admin' });
   }, SLOW);
 });
