@@ -158,3 +158,44 @@ describe('logout on the local context', () => {
     expect((await cli.run(['whoami', '--json'])).json).toMatchObject({ email: 'admin@example.test', role: 'admin' });
   }, SLOW);
 });
+
+describe('open NAME', () => {
+  it("opens a function's public address with $BROWSER, prints it with --print or --json, and tells a same-named endpoint apart", async () => {
+    const deployed = await cli.run(['deploy', join(import.meta.dirname, '..', '..', 'examples', 'hello-python'), '--json']);
+    expect(deployed.exitCode, deployed.stderr).toBe(0);
+    const publicUrl = deployed.json.agent.public_url as string;
+    const opened = join(cli.home, 'opened.txt');
+    const browser = join(cli.home, 'browser.sh');
+    writeFileSync(browser, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\n`, { mode: 0o755 });
+    const endpoint = await cli.run(['gateway', 'endpoints', 'create', 'hello', '--target', 'function/hello']);
+    expect(endpoint.exitCode, endpoint.stderr).toBe(0);
+
+    const [open, print, json, asEndpoint, missing] = await Promise.all([
+      cli.run(['open', 'hello'], { env: { BROWSER: browser } }),
+      cli.run(['open', 'hello', '--print'], { env: { BROWSER: browser } }),
+      cli.run(['open', 'hello', '--json'], { env: { BROWSER: browser } }),
+      cli.run(['open', 'hello', '--kind', 'endpoint', '--json']),
+      cli.run(['open', 'nope']),
+    ]);
+    expect(open.exitCode, open.stderr).toBe(0);
+    expect(open.stdout).toBe('');
+    expect(open.stderr).toContain(`opening ${publicUrl} (function hello)`);
+    expect(open.stderr).toContain('there is also an endpoint named hello: `platform open hello --kind endpoint`');
+    // The browser runs detached: wait for it to have written the address it was given.
+    for (let i = 0; i < 100 && !existsSync(opened); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(readFileSync(opened, 'utf8')).toBe(`${publicUrl}\n`);
+    expect(print.stdout).toBe(publicUrl);
+    expect(json.json).toEqual({ name: 'hello', kind: 'function', url: publicUrl, ready: true });
+    expect(asEndpoint.json).toMatchObject({ kind: 'endpoint', url: expect.stringMatching(/^http:\/\/hello-[a-z0-9]+\.gw\.localhost:\d+$/), ready: false, message: expect.stringContaining('not published') });
+    expect(missing.exitCode).toBe(1);
+    expect(missing.stderr).toContain('no agent, function, service or gateway endpoint named nope');
+    // Only the plain `open` launched the browser.
+    expect(readFileSync(opened, 'utf8').trim().split('\n')).toHaveLength(1);
+
+    // No BROWSER and no display: the address is printed instead.
+    const headless = await cli.run(['open', 'hello'], { env: { BROWSER: '', DISPLAY: '', WAYLAND_DISPLAY: '' } });
+    expect(headless.exitCode, headless.stderr).toBe(0);
+    expect(headless.stdout).toBe(publicUrl);
+    expect(headless.stderr).toContain('no browser to open it with (set BROWSER)');
+  }, SLOW);
+});
