@@ -28,6 +28,8 @@ export const QuotaRow = z.object({
   used: z.number(),
   /** Where `used` comes from: the area that reported it, or "none" while nothing runs there. */
   source: z.string(),
+  /** `used` per source, so a reader sees what runs where (`agents 2, cache 1`). */
+  by_source: z.record(z.string(), z.number()),
 });
 
 export const ProjectQuota = z.object({ project_id: Uuid, project_slug: z.string(), quotas: z.array(QuotaRow) });

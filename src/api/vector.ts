@@ -144,6 +144,10 @@ export const DeletePointsBody = z.strictObject({
 });
 export type DeletePointsBody = z.infer<typeof DeletePointsBody>;
 
+/** Extension (docs/decisions/cli-small.md): the live number of points, all or those a filter keeps. */
+export const CountBody = z.strictObject({ filter: Filter.optional() });
+export type CountBody = z.infer<typeof CountBody>;
+
 export const ScoredPoint = z.object({
   id: PointId,
   score: z.number(),
@@ -268,6 +272,7 @@ export function vectorContracts(s: VectorSettings = VECTOR_LIMITS) {
       DeletePointsBody,
       z.object({ index: z.string(), status: z.string(), ids_requested: z.number().int().optional() }),
     ),
+    count: dataRoute('count', 'Count points now (points_count of the index view lags by design)', CountBody, z.object({ index: z.string(), count: z.number().int() })),
     /** Catches POSTs to `{name}` with no verb or an unknown one, so both answer 400 (spec 3 §4.1). */
     customVerb: route({
       id: 'indexes.customVerb',
@@ -307,4 +312,4 @@ export function vectorContracts(s: VectorSettings = VECTOR_LIMITS) {
 
 export const vectorRoutes = vectorContracts().routes;
 
-export const DATA_VERBS = ['upsert', 'query', 'scroll', 'delete-points'] as const;
+export const DATA_VERBS = ['upsert', 'query', 'scroll', 'delete-points', 'count'] as const;

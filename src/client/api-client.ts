@@ -50,6 +50,11 @@ export class ApiClient {
     private readonly options: ApiClientOptions = {},
   ) {}
 
+  /** The bearer token this client sends now (after any refresh), for `platform auth token`. */
+  get bearer(): string | undefined {
+    return this.token;
+  }
+
   /** The extra CA this client trusts, for the few requests made outside it (gateway test). */
   get ca(): string | undefined {
     return this.options.ca;

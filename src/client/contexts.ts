@@ -18,6 +18,12 @@ export interface Context {
    * as kubectl's `--embed-certs` does, so moving or deleting the file later breaks nothing.
    */
   ca_cert?: string;
+  /**
+   * Set by `platform logout` on the local context, cleared by `platform login`: while set, the
+   * local context does not sign itself in again (PLATFORM_ADMIN_PASSWORD, an old keys/admin.json),
+   * so a signed-out CLI never acts as the admin behind the person's back.
+   */
+  signed_out?: boolean;
 }
 
 interface ContextFile {
@@ -59,4 +65,13 @@ export function updateContext(name: string, change: (c: Context) => void): Conte
   change(ctx);
   writeContexts(data);
   return ctx;
+}
+
+/** Records that the person signed out of a context (true) or signed in again (false). */
+export function setSignedOut(name: string, signedOut: boolean): void {
+  if (Boolean(getContext(name).signed_out) === signedOut) return;
+  updateContext(name, (c) => {
+    if (signedOut) c.signed_out = true;
+    else delete c.signed_out;
+  });
 }

@@ -95,12 +95,14 @@ export async function connect(opts: { context?: string; anonymous?: boolean } = 
     return { client: clientFor(context, url, process.env.PLATFORM_TOKEN), context, url, credentialSource: 'env' };
   }
   const local = context.kind === 'local' && !process.env.PLATFORM_API_URL;
-  const migrated = local ? await migrateLegacyAdmin(context, url) : undefined;
+  // After `platform logout` the local context waits for `platform login` (see Context.signed_out).
+  const automatic = local && !context.signed_out;
+  const migrated = automatic ? await migrateLegacyAdmin(context, url) : undefined;
   if (migrated) return { client: new ApiClient(url, migrated.token), context, url, credentialSource: 'local-admin' };
   const stored = await new CredentialStore().get(context.name);
   const client = stored ? await storedClient(context, url, stored) : undefined;
   if (client) return { client, context, url, credentialSource: 'stored' };
-  const fromEnv = local ? await adminFromEnvironment(context, url) : undefined;
+  const fromEnv = automatic ? await adminFromEnvironment(context, url) : undefined;
   if (fromEnv) return { client: new ApiClient(url, fromEnv.token), context, url, credentialSource: 'local-admin' };
   return { client: clientFor(context, url), context, url, credentialSource: 'none' };
 }

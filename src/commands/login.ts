@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
 import { authRoutes } from '../api/auth.js';
-import { CredentialStore } from '../client/credentials.js';
-import { getContext } from '../client/contexts.js';
+import { CredentialStore, type StoredCredential } from '../client/credentials.js';
+import { getContext, setSignedOut } from '../client/contexts.js';
 import { clientFor, contextUrl } from '../client/session.js';
 import { deviceLogin } from '../client/device-login.js';
 import { sessionCredential } from '../client/refresh.js';
@@ -46,6 +46,11 @@ export default class Login extends BaseCommand {
     const context = getContext(flags.context);
     const url = await contextUrl(context);
     const store = new CredentialStore();
+    const save = async (cred: StoredCredential) => {
+      const where = await store.set(context.name, cred);
+      setSignedOut(context.name, false);
+      return where;
+    };
     if (flags.web) {
       const res = await deviceLogin(clientFor(context, url), {
         openBrowser: flags.browser,
@@ -55,7 +60,7 @@ export default class Login extends BaseCommand {
             `First copy your one-time code: ${code.user_code}\nThen open ${code.verification_uri} and approve it (or open ${code.verification_uri_complete}).\nThe code expires in ${Math.round(code.expires_in / 60) || 1} minutes. Waiting for approval...\n`,
           ),
       });
-      const where = await store.set(context.name, sessionCredential(res));
+      const where = await save(sessionCredential(res));
       this.print(`signed in to ${context.name} as ${res.email} (stored in the ${where})`);
       if (res.must_change_password) this.note('you must change your password before anything else: run `platform passwd`');
       return { context: context.name, email: res.email, role: res.role, must_change_password: res.must_change_password, expires_at: res.expires_at, stored_in: where };
@@ -67,13 +72,13 @@ export default class Login extends BaseCommand {
       const key = given.trim();
       if (!key.startsWith('svc_')) throw new UsageError('an API key starts with svc_');
       const me = await clientFor(context, url, key).call(authRoutes.me);
-      const where = await store.set(context.name, { token: key, email: me.email, expiresAt: me.expires_at });
+      const where = await save({ token: key, email: me.email, expiresAt: me.expires_at });
       this.print(`signed in to ${context.name} as ${me.email} with an API key (stored in the ${where})`);
       return { context: context.name, email: me.email, role: me.role, credential: 'api_key', stored_in: where };
     }
     if (flags['setup-token']) {
       const res = await signInWithSetupToken(clientFor(context, url), flags.email);
-      const where = await store.set(context.name, sessionCredential(res));
+      const where = await save(sessionCredential(res));
       this.print(`first admin ${res.email} created on ${context.name} and signed in (stored in the ${where})`);
       return { context: context.name, email: res.email, role: res.role, setup: true, expires_at: res.expires_at, stored_in: where };
     }
@@ -88,7 +93,7 @@ export default class Login extends BaseCommand {
     }
     if (!email) throw new UsageError('an e-mail is required');
     const res = await clientFor(context, url).call(authRoutes.login, { body: { email, password } });
-    const where = await store.set(context.name, sessionCredential(res));
+    const where = await save(sessionCredential(res));
     this.print(`signed in to ${context.name} as ${res.email} (stored in the ${where})`);
     if (res.must_change_password) this.note('you must change your password before anything else: run `platform passwd`');
     return { context: context.name, email: res.email, role: res.role, must_change_password: res.must_change_password, expires_at: res.expires_at, stored_in: where };

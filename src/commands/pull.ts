@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { messagingRoutes, type PulledMessage } from '../api/messaging.js';
 import { ProjectCommand, projectFlag, subRef } from '../cli/messaging.js';
+import type { ApiClient } from '../client/api-client.js';
 
 /** Shows a payload as text when it is printable UTF-8, else as base64. */
 export function showData(b64: string): string {
@@ -39,6 +40,7 @@ export default class Pull extends ProjectCommand {
       { header: 'attributes', get: (m) => Object.entries(m.attributes).map(([k, v]) => `${k}=${v}`) },
       ...(flags.ack ? [] : [{ header: 'ack id', get: (m: PulledMessage) => m.ack_id }]),
     ], 'no messages');
+    if (!flags.ack && res.messages.length && !this.jsonEnabled()) this.note(await leaseNote(client, params, `${topic}/${sub}`, res.messages.length));
     if (flags.ack && res.messages.length) {
       const a = await client.call(messagingRoutes.acknowledge, { params, body: { ack_ids: res.messages.map((m) => m.ack_id!) } });
       this.note(`acknowledged ${a.acknowledged}`);
@@ -46,4 +48,19 @@ export default class Pull extends ProjectCommand {
     }
     return res;
   }
+}
+
+/**
+ * Pull leases what it returns (spec 3 §4.3): a message not acknowledged within the subscription's
+ * ack deadline is delivered again. Said on stderr because a first pull that "loses" its messages
+ * and sees them again later looks like a bug to whoever expected a queue's pop.
+ */
+async function leaseNote(client: ApiClient, params: { projectID: string; topic: string; sub: string }, ref: string, count: number): Promise<string> {
+  // The deadline makes the sentence concrete; without it the note still says what to do.
+  const deadline = await client
+    .call(messagingRoutes.getSubscription, { params })
+    .then((s) => `${s.ack_deadline_seconds} s`)
+    .catch(() => 'the ack deadline');
+  const them = count === 1 ? 'this message is' : `these ${count} messages are`;
+  return `${them} leased, not removed: unless acknowledged within ${deadline} they are delivered again. Acknowledge with \`platform ack ${ref} ACK_ID...\` (the ack id column), or pull with --ack.`;
 }

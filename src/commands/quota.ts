@@ -3,7 +3,7 @@ import { projectFlag } from '../cli/flags.js';
 import { projectRoutes } from '../api/projects.js';
 
 export default class Quota extends BaseCommand {
-  static override summary = "Show a project's quota caps and live use";
+  static override summary = "Show a project's quota caps and live use: running instances and services per area (agents, serverless, MCP, cache)";
   static override examples = ['<%= config.bin %> quota', '<%= config.bin %> quota --project shop-api --json'];
   static override flags = { project: projectFlag };
 
@@ -16,7 +16,7 @@ export default class Quota extends BaseCommand {
       { header: 'used', get: (q) => q.used },
       { header: 'limit', get: (q) => (q.limit === 0 ? 'unlimited' : q.limit) },
       { header: 'unit', get: (q) => q.unit },
-      { header: 'source', get: (q) => q.source },
+      { header: 'source', get: (q) => (q.source === 'none' ? 'none' : Object.entries(q.by_source).map(([source, n]) => `${source} ${n}`).join(', ')) },
     ]);
     return res;
   }

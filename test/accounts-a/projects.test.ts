@@ -201,7 +201,7 @@ describe('DELETE /v1/projects/{id}', () => {
 });
 
 /** The areas that report live use of a resource (spec 1 §8.3: one count across areas). */
-const LIVE_SOURCES: Record<string, string> = { instances: 'agents,mcp,serverless', services: 'agents,serverless' };
+const LIVE_SOURCES: Record<string, string> = { instances: 'agents,cache,mcp,serverless', services: 'agents,serverless' };
 
 describe('quota and platform limits', () => {
   it('GET /quota: caps written at creation with live use from the hooks; visible to members and the project key; 404 outsiders', async () => {
@@ -209,12 +209,15 @@ describe('quota and platform limits', () => {
     const r = await d.api('GET', path, { token: c.member.token });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ project_id: c.project.id, project_slug: expect.any(String) });
-    expect(r.body.quotas).toEqual(DEFAULT_QUOTAS.map((q) => ({ resource: q.resource, unit: q.unit, limit: q.value, used: 0, source: LIVE_SOURCES[q.resource] ?? 'none' })));
+    const nothingFrom = (sources?: string) => Object.fromEntries((sources?.split(',') ?? []).map((s) => [s, 0]));
+    expect(r.body.quotas).toEqual(
+      DEFAULT_QUOTAS.map((q) => ({ resource: q.resource, unit: q.unit, limit: q.value, used: 0, source: LIVE_SOURCES[q.resource] ?? 'none', by_source: nothingFrom(LIVE_SOURCES[q.resource]) })),
+    );
     const hook = (id: string) => ({ source: 'extra', used: id === c.project.id ? { instances: 3, cpu_limits: 4.5 } : {} });
     d.app.ctx.hooks.quotaUsage.push(hook);
     try {
       const live = (await d.api('GET', path, { token: c.sa.token })).body.quotas;
-      expect(live.find((q: { resource: string }) => q.resource === 'instances')).toMatchObject({ used: 3, limit: 50, source: 'agents,mcp,serverless,extra' });
+      expect(live.find((q: { resource: string }) => q.resource === 'instances')).toMatchObject({ used: 3, limit: 50, source: 'agents,cache,mcp,serverless,extra', by_source: { extra: 3, cache: 0 } });
       expect(live.find((q: { resource: string }) => q.resource === 'cpu_limits')).toMatchObject({ used: 4.5, limit: 20 });
       expect(live.find((q: { resource: string }) => q.resource === 'services')).toMatchObject({ used: 0, source: 'agents,serverless' });
     } finally {

@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { MAXMEMORY_POLICIES, cacheRoutes, type MemorystoreView } from '../../api/cache.js';
 import { instanceFields, projectFlag, resolveProjectId, saveCredential } from '../../cli/cache.js';
-import { AbortError } from '../../client/errors.js';
+import { waitUntilReady } from '../../client/wait-ready.js';
 
 export default class CacheCreate extends BaseCommand {
   static override summary = 'Create a cache instance (a real Redis server); the password is shown once';
@@ -51,12 +51,5 @@ export default class CacheCreate extends BaseCommand {
 
 /** Polls the instance until ready, failing with its message after two minutes. */
 export async function waitReady(cmd: BaseCommand, client: Awaited<ReturnType<BaseCommand['client']>>, projectID: string, name: string): Promise<MemorystoreView> {
-  const deadline = Date.now() + 120_000;
-  let view: MemorystoreView;
-  do {
-    view = await client.call(cacheRoutes.get, { params: { projectID, name } });
-    if (view.ready) return view;
-    await new Promise((r) => setTimeout(r, 200));
-  } while (Date.now() < deadline);
-  throw new AbortError(`${name} is not ready after 2 minutes: ${view.message ?? view.state}`, `check it with \`platform cache get ${name}\``);
+  return waitUntilReady(() => client.call(cacheRoutes.get, { params: { projectID, name } }), { what: name, next: `check it with \`platform cache get ${name}\`` });
 }

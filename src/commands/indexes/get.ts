@@ -1,6 +1,7 @@
 import { BaseCommand } from '../../cli/base-command.js';
 import { vectorRoutes } from '../../api/vector.js';
 import { INDEX_FIELD_ORDER, indexProject, nameArg, projectFlag } from '../../cli/indexes.js';
+import { withLiveCounts } from '../../client/index-counts.js';
 
 export default class IndexesGet extends BaseCommand {
   static override summary = 'Show one vector index';
@@ -10,7 +11,10 @@ export default class IndexesGet extends BaseCommand {
 
   async run() {
     const { args, flags } = await this.parse(IndexesGet);
-    const res = await (await this.client()).call(vectorRoutes.get, { params: { projectID: await indexProject(await this.client(), flags.project, flags.context), name: args.name } });
+    const client = await this.client();
+    const projectID = await indexProject(client, flags.project, flags.context);
+    const got = await client.call(vectorRoutes.get, { params: { projectID, name: args.name } });
+    const res = { index: (await withLiveCounts(client, projectID, [got.index]))[0]! };
     this.fields(res.index, INDEX_FIELD_ORDER);
     return res;
   }

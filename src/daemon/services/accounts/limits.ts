@@ -30,6 +30,7 @@ export function projectQuota(ctx: AreaContext, principal: Principal, ref: string
         limit: q.value,
         used: from.reduce((sum, r) => sum + (r.used[q.resource] ?? 0), 0),
         source: from.length ? from.map((r) => r.source).join(',') : 'none',
+        by_source: Object.fromEntries(from.map((r) => [r.source, r.used[q.resource] ?? 0])),
       };
     }),
   };

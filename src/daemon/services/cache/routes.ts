@@ -22,6 +22,9 @@ export function createCacheArea(): Area & { service?: CacheService } {
       const svc = (area.service = new CacheService(ctx, driver));
       ctx.hooks.searchables.push(namesIn(ctx.db, 'cache', 'cache_instances', "state <> 'deleting'"));
       ctx.hooks.projectDependents.push((projectId) => svc.dependents(projectId));
+      // An instance is a single-replica server in the project (spec 3 §2.2: replicas, WorkloadReady),
+      // so a running one fills the running-instances quota like any workload's instance.
+      ctx.hooks.quotaUsage.push((projectId) => ({ source: 'cache', used: { instances: svc.runningIn(projectId) } }));
       ctx.hooks.metricsReaders.push(cacheMetricsReader(ctx, svc));
       ctx.hooks.backupPreparers.push(cacheBackupPart(ctx, svc));
 

@@ -424,6 +424,11 @@ export class CacheService {
     return { status: ok ? ('ok' as const) : ('degraded' as const), checks };
   }
 
+  /** Servers of the project answering now, for the running-instances quota (spec 1 §8.3). */
+  runningIn(projectId: string): number {
+    return this.store.idsByProject(projectId).filter((id) => this.supervisor.isUp(id)).length;
+  }
+
   /** Count for the project-deletion guard. */
   dependents(projectId: string): string | undefined {
     const n = this.store.countByProject(projectId);

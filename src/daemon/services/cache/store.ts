@@ -86,6 +86,10 @@ export class CacheStore {
     return this.db.prepare('SELECT * FROM cache_instances ORDER BY created_at').all() as InstanceRow[];
   }
 
+  idsByProject(projectId: string): string[] {
+    return (this.db.prepare('SELECT id FROM cache_instances WHERE project_id = ?').all(projectId) as { id: string }[]).map((r) => r.id);
+  }
+
   countByProject(projectId: string): number {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM cache_instances WHERE project_id = ?').get(projectId) as { n: number }).n;
   }

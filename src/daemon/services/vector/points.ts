@@ -1,5 +1,6 @@
 import {
   VECTOR_LIMITS as L,
+  type CountBody,
   type DeletePointsBody,
   type QueryBody,
   type ScoredPoint,
@@ -133,6 +134,19 @@ export function scrollPoints(rt: VectorRuntime, row: IndexRow, body: ScrollBody 
     points.push({ id: idFromKey(p.id_key), payload, ...(engine ? { vector: Array.from(engine.vectorOf(p.id_key) ?? []) } : {}) });
   }
   return { index: row.name, points, ...(next !== undefined ? { next_offset: next } : {}) };
+}
+
+/**
+ * The live point count (an extension: the index view's points_count is refreshed on a timer, spec
+ * 3 §2.1). Without a filter it is the engine's size, read in O(1); with one, payloads are scanned.
+ */
+export function countPoints(rt: VectorRuntime, row: IndexRow, body: CountBody) {
+  requireReady(row);
+  const pred = requestFilter(body.filter);
+  if (!pred) return { index: row.name, count: rt.engine(row).size };
+  let count = 0;
+  for (const p of rt.store.iterateKeysAndPayloads(row.id, '')) if (pred(JSON.parse(p.payload) as Payload, p.id_key)) count++;
+  return { index: row.name, count };
 }
 
 export function deletePoints(ctx: AreaContext, rt: VectorRuntime, row: IndexRow, body: DeletePointsBody) {

@@ -12,7 +12,7 @@ import { SessionKeyWatch } from '../auth/session-key-watch.js';
 import { vectorMigrations } from './migrations.js';
 import { VectorRuntime } from './runtime.js';
 import { createIndex, deleteIndex, indexView, listIndexes, patchIndex, requireIndex } from './indexes.js';
-import { deletePoints, queryPoints, scrollPoints, upsertPoints } from './points.js';
+import { countPoints, deletePoints, queryPoints, scrollPoints, upsertPoints } from './points.js';
 import { DirectTokens, directCredentials } from './credentials.js';
 import { registerDirect } from './direct.js';
 import { vectorHealth } from './health.js';
@@ -73,6 +73,7 @@ export const vectorArea = (): Area => {
     r.handle(R.query, ({ principal, params, body }) => queryPoints(rt, indexFor(principal!, params.projectID, params.name), body));
     r.handle(R.scroll, ({ principal, params, body }) => scrollPoints(rt, indexFor(principal!, params.projectID, params.name), body));
     r.handle(R.deletePoints, ({ principal, params, body }) => deletePoints(ctx, rt, indexFor(principal!, params.projectID, params.name), body));
+    r.handle(R.count, ({ principal, params, body }) => countPoints(rt, indexFor(principal!, params.projectID, params.name), body ?? {}));
 
     // Anything else POSTed under /indexes/: a missing or unknown :verb is a 400 (spec 3 §4.1), after
     // the project gate so outsiders still see 404.
