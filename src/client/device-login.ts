@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { openInBrowser } from './open-browser.js';
 import { hostname } from 'node:os';
 import type { z } from 'zod';
 import { authRoutes, type DeviceCode, type LoginResponse } from '../api/auth.js';
@@ -21,7 +21,7 @@ export interface DeviceLoginOptions {
 export async function deviceLogin(client: ApiClient, opts: DeviceLoginOptions): Promise<z.infer<typeof LoginResponse>> {
   const code = await client.call(authRoutes.deviceCode, { body: { client_name: `platform CLI on ${hostname()}`.slice(0, 80) } });
   opts.show(code);
-  if (opts.openBrowser) openInBrowser(code.verification_uri_complete);
+  if (opts.openBrowser) void openInBrowser(code.verification_uri_complete);
   let interval = code.interval;
   // The server is the judge of expiry; this bound only stops a CLI whose server went silent.
   const giveUpAt = Date.now() + (code.expires_in + 30) * 1000;
@@ -46,22 +46,3 @@ export async function deviceLogin(client: ApiClient, opts: DeviceLoginOptions): 
   }
 }
 
-/**
- * Opens a URL in the person's browser when there is one to open: $BROWSER when set, else the
- * platform's opener when a display is present (macOS always). Never fails the command: the URL
- * is printed anyway.
- */
-export function openInBrowser(url: string): boolean {
-  const command =
-    process.env.BROWSER ||
-    (process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? undefined : process.env.DISPLAY || process.env.WAYLAND_DISPLAY ? 'xdg-open' : undefined);
-  if (!command) return false;
-  try {
-    const child = spawn(command, [url], { stdio: 'ignore', detached: true });
-    child.on('error', () => undefined);
-    child.unref();
-    return true;
-  } catch {
-    return false;
-  }
-}

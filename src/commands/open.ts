@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
 import { projectFlag } from '../cli/flags.js';
-import { openInBrowser } from '../client/device-login.js';
+import { openInBrowser } from '../client/open-browser.js';
 import { ADDRESS_KINDS, publicAddress, type AddressKind } from '../client/public-address.js';
 
 export default class Open extends BaseCommand {
@@ -29,7 +29,7 @@ export default class Open extends BaseCommand {
     if (this.jsonEnabled()) return result;
     if (!address.ready) this.note(`note: ${address.kind} ${address.name} may not answer yet: ${address.message}`);
     for (const o of others) this.note(`there is also ${/^[ae]/.test(o.kind) ? 'an' : 'a'} ${o.kind} named ${o.name}: \`${this.config.bin} open ${o.name} --kind ${o.kind === 'function' ? 'agent' : o.kind}\``);
-    if (flags.print || !openInBrowser(address.url)) {
+    if (flags.print || !(await openInBrowser(address.url))) {
       if (!flags.print) this.note('no browser to open it with (set BROWSER); the address:');
       this.log(address.url);
       return result;

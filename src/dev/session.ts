@@ -4,7 +4,7 @@ import type { ApiClient } from '../client/api-client.js';
 import { DeployLoop } from './deploy-loop.js';
 import { listenForKeys, type Hotkey } from './hotkeys.js';
 import { followLogs } from './log-stream.js';
-import { openInBrowser } from './open-browser.js';
+import { openInBrowser } from '../client/open-browser.js';
 import type { Addresses, DevOutput } from './output.js';
 import { loadPayload } from './payload.js';
 import { watchFolder } from './watcher.js';
