@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runtimeAvailable, type Runtime } from '../../src/daemon/runtimes/index.js';
 import { TEMPLATES, TEMPLATES_DIR } from '../../src/cli/init-templates.js';
 import { fakeFrameworks, wheelsFolder } from '../agents/helpers.js';
@@ -27,7 +27,11 @@ const cli = cliSandbox({ PLATFORM_PIP_FIND_LINKS: wheels });
 const root = mkdtempSync(join(tmpdir(), 'init-templates-'));
 afterAll(() => cli.stop());
 
-const ok = (r: CliResult) => expect(r.exitCode, `${r.stdout}\n${r.stderr}`).toBe(0);
+/** The tests deploy concurrently (one daemon builds them side by side), so each uses its own expect. */
+const ok = (r: CliResult, e: typeof expect) => e(r.exitCode, `${r.stdout}\n${r.stderr}`).toBe(0);
+
+// Started once before the concurrent tests, which would otherwise each start one.
+beforeAll(async () => ok(await cli.run(['daemon', 'start']), expect), 60_000);
 
 /** What each template answers to the message "world" (the stand-in frameworks answer deterministically). */
 const ANSWERS: Record<string, RegExp> = {
@@ -45,8 +49,8 @@ const available = Object.fromEntries(
   await Promise.all(TEMPLATES.map(async (t) => [t.name, runtimeOf(t.name) ? await runtimeAvailable(runtimeOf(t.name)!) : { ok: true }] as const)),
 );
 
-describe('every template deploys as generated and answers', () => {
-  it('the templates dir holds exactly the templates init offers, each with a README and a gitignore', () => {
+describe.concurrent('every template deploys as generated and answers', () => {
+  it('the templates dir holds exactly the templates init offers, each with a README and a gitignore', ({ expect }) => {
     expect(readdirSync(TEMPLATES_DIR).sort()).toEqual(TEMPLATES.map((t) => t.name).sort());
     for (const t of TEMPLATES) {
       const files = readdirSync(join(TEMPLATES_DIR, t.name));
@@ -59,29 +63,29 @@ describe('every template deploys as generated and answers', () => {
   for (const t of TEMPLATES.filter((x) => x.kind !== 'mcp')) {
     const why = available[t.name]!.reason;
     if (why) console.warn(`SKIPPED: ${t.name}: ${why}`);
-    it.skipIf(!available[t.name]!.ok)(`${t.name}: init, deploy, invoke`, { timeout: 180_000 }, async () => {
+    it.skipIf(!available[t.name]!.ok)(`${t.name}: init, deploy, invoke`, { timeout: 180_000 }, async ({ expect }) => {
       const name = `t-${t.name}`;
       const dir = join(root, name);
       const init = await cli.run(['init', dir, '--template', t.name, '--json']);
-      ok(init);
+      ok(init, expect);
       expect(existsSync(join(dir, '.gitignore'))).toBe(true);
       expect(existsSync(join(dir, 'gitignore'))).toBe(false);
       expect(init.json.files).toEqual(expect.arrayContaining(['.gitignore', 'README.md', 'platform.json']));
-      ok(await cli.run(['deploy', dir, '--json']));
+      ok(await cli.run(['deploy', dir, '--json']), expect);
       const r = await cli.run(['invoke', name, '--message', 'world', '--json']);
-      ok(r);
+      ok(r, expect);
       expect(JSON.stringify(r.json)).toMatch(ANSWERS[t.name]!);
     });
   }
 
-  it('mcp-python: init, publish, call', { timeout: 180_000 }, async () => {
+  it('mcp-python: init, publish, call', { timeout: 180_000 }, async ({ expect }) => {
     const dir = join(root, 'greeter');
-    ok(await cli.run(['init', dir, '--template', 'mcp-python']));
+    ok(await cli.run(['init', dir, '--template', 'mcp-python']), expect);
     expect(existsSync(join(dir, '.gitignore'))).toBe(true);
-    ok(await cli.run(['mcp', 'create', 'greeter']));
-    ok(await cli.run(['mcp', 'publish', 'greeter', dir, '--wait']));
+    ok(await cli.run(['mcp', 'create', 'greeter']), expect);
+    ok(await cli.run(['mcp', 'publish', 'greeter', dir, '--wait']), expect);
     const r = await cli.run(['mcp', 'call', 'greeter', 'greet', '--arg', 'name=world']);
-    ok(r);
+    ok(r, expect);
     expect(r.stdout).toBe('Hello, world.');
   });
 });
