@@ -75,8 +75,9 @@ describe('completion candidates', () => {
 
   it('flag values: option lists, projects, contexts and topics; --project and --context pick where names come from', async () => {
     const n = names({ project: ['default', 'shop'], context: ['local', 'team'], topic: ['orders'], agent: ['hello'] });
-    expect(await values(['init', '--template', 'agent-'], n.lookup)).toEqual(['agent-adk', 'agent-langgraph', 'agent-crewai']);
+    expect(await values(['init', '--template', 'agent-'], n.lookup)).toEqual(['agent-langgraph', 'agent-adk', 'agent-crewai']);
     expect(await values(['init', '-t', 'mcp'], n.lookup)).toEqual(['mcp-python']);
+    expect(await values(['completion', ''], n.lookup)).toEqual(['bash', 'zsh', 'fish']);
     expect(await values(['agents', 'list', '--project', ''], n.lookup)).toEqual(['default', 'shop']);
     expect(await values(['agents', 'list', '--context', 't'], n.lookup)).toEqual(['team']);
     expect(await values(['pull', 'sub', '--topic', ''], n.lookup)).toEqual(['orders']);

@@ -7,6 +7,8 @@ export interface CommandSpec {
   summary?: string;
   /** Positional argument names, in order. */
   args: string[];
+  /** The fixed choices of an argument (`completion SHELL`), by name. */
+  argOptions?: Record<string, readonly string[]>;
   flags: FlagSpec[];
 }
 
@@ -90,6 +92,8 @@ export async function complete(words: string[], tree: { commands: CommandSpec[];
   }
   const argName = command.args[parsed.positionals.length];
   if (!argName) return { candidates: byPrefix(children, current), directive: 0 };
+  const options = command.argOptions?.[argName];
+  if (options) return { candidates: byPrefix(options.map((o) => ({ value: o })), current), directive: 0 };
   const value = argValue(command.id, argName);
   if ('files' in value) return { candidates: byPrefix(children, current), directive: children.length ? 0 : Directive.files };
   if ('free' in value) return { candidates: byPrefix(children, current), directive: 0 };

@@ -20,7 +20,7 @@ interface ManifestCommand {
   hidden?: boolean;
   summary?: string;
   description?: string;
-  args?: Record<string, unknown>;
+  args?: Record<string, { options?: string[] }>;
   flags?: Record<string, ManifestFlag>;
 }
 
@@ -43,6 +43,7 @@ export function commandTree(root: string): { commands: CommandSpec[]; topics: To
     const spec = {
       summary: c.summary ?? c.description?.split('\n')[0],
       args: Object.keys(c.args ?? {}),
+      argOptions: Object.fromEntries(Object.entries(c.args ?? {}).flatMap(([name, a]) => (a.options ? [[name, a.options]] : []))),
       flags: Object.values(c.flags ?? {})
         .filter((f) => !f.hidden)
         .map((f) => ({ name: f.name, char: f.char, takesValue: f.type === 'option', multiple: f.multiple, options: f.options, description: f.summary ?? f.description })),
