@@ -33,7 +33,7 @@ const hasTmux = (() => {
 if (!hasTmux) console.warn('SKIPPED: init picker in a terminal: tmux is not installed');
 
 /** Polls the pane until `pattern` shows (the screen is the only signal a terminal gives). */
-async function waitForPane(session: string, pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+async function waitForPane(session: string, pattern: RegExp, timeoutMs = 60_000): Promise<string> {
   const end = Date.now() + timeoutMs;
   let pane = '';
   while (Date.now() < end) {
@@ -55,7 +55,7 @@ function startInit(session: string): string {
 }
 
 describe('platform init with no arguments', () => {
-  it.skipIf(!hasTmux)('on a terminal: a picker; arrows and Enter choose, and the folder is created from that template', async () => {
+  it.skipIf(!hasTmux)('on a terminal: a picker; arrows and Enter choose, and the folder is created from that template', { timeout: 180_000 }, async () => {
     const cwd = startInit('pick');
     await waitForPane('pick', /Name \(the folder/);
     tmux('send-keys', '-t', 'pick', 'my-agent');
@@ -79,7 +79,7 @@ describe('platform init with no arguments', () => {
     rmSync(cwd, { recursive: true, force: true });
   });
 
-  it.skipIf(!hasTmux)('on a terminal: a name that cannot deploy is refused there, and Esc leaves without creating anything', async () => {
+  it.skipIf(!hasTmux)('on a terminal: a name that cannot deploy is refused there, and Esc leaves without creating anything', { timeout: 180_000 }, async () => {
     const cwd = startInit('cancel');
     await waitForPane('cancel', /Name \(the folder/);
     tmux('send-keys', '-t', 'cancel', 'Bad_Name');
@@ -94,7 +94,7 @@ describe('platform init with no arguments', () => {
     rmSync(cwd, { recursive: true, force: true });
   });
 
-  it('without a terminal: a usage error naming DIR and --template, in JSON under --json', async () => {
+  it('without a terminal: a usage error naming DIR and --template, in JSON under --json', { timeout: 120_000 }, async () => {
     const r = await cli.run(['init']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/Error: init needs a folder and a template when it cannot ask/);
@@ -105,7 +105,7 @@ describe('platform init with no arguments', () => {
     expect(existsSync(join(process.cwd(), 'platform.json'))).toBe(false);
   });
 
-  it('a folder without --template and without a terminal still gets function-python', async () => {
+  it('a folder without --template and without a terminal still gets function-python', { timeout: 120_000 }, async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'init-dir-')), 'fn');
     const r = await cli.run(['init', dir]);
     expect(r.exitCode, r.stderr).toBe(0);
