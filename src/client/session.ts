@@ -1,4 +1,5 @@
 import { ApiClient } from './api-client.js';
+import { AbortError } from './errors.js';
 import { getContext, type Context } from './contexts.js';
 import { CredentialStore, type StoredCredential } from './credentials.js';
 import { adminFromEnvironment, adoptLocalAdmin, migrateLegacyAdmin } from './local-admin.js';
@@ -13,12 +14,16 @@ export interface Connection {
   credentialSource: 'env' | 'stored' | 'local-admin' | 'none';
 }
 
-/** Base URL of a context; the local context starts its daemon when it is not running. */
-export async function contextUrl(context: Context): Promise<string> {
+/**
+ * Base URL of a context; the local context starts its daemon when it is not running, unless
+ * `start` is false (shell completion must never start one): then it fails instead.
+ */
+export async function contextUrl(context: Context, opts: { start?: boolean } = {}): Promise<string> {
   if (process.env.PLATFORM_API_URL) return process.env.PLATFORM_API_URL.replace(/\/$/, '');
   if (context.kind === 'remote') return context.url!;
   const running = await findDaemon();
   if (running) return running.url;
+  if (opts.start === false) throw new AbortError('the local daemon is not running', 'start it with `platform daemon start`');
   const started = await startDaemon();
   if (started.bootstrap) {
     const kept = await adoptBootstrap(context, started.url, started.bootstrap);
@@ -87,9 +92,9 @@ async function storedClient(context: Context, url: string, stored: StoredCredent
  * with the key kept at first start, a key made from an earlier version's keys/admin.json (then
  * deleted), or PLATFORM_ADMIN_PASSWORD from the environment.
  */
-export async function connect(opts: { context?: string; anonymous?: boolean } = {}): Promise<Connection> {
+export async function connect(opts: { context?: string; anonymous?: boolean; startDaemon?: boolean } = {}): Promise<Connection> {
   const context = getContext(opts.context);
-  const url = await contextUrl(context);
+  const url = await contextUrl(context, { start: opts.startDaemon });
   if (opts.anonymous) return { client: clientFor(context, url), context, url, credentialSource: 'none' };
   if (process.env.PLATFORM_TOKEN) {
     return { client: clientFor(context, url, process.env.PLATFORM_TOKEN), context, url, credentialSource: 'env' };

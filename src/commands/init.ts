@@ -1,40 +1,65 @@
 import { Args, Flags } from '@oclif/core';
-import { cpSync, existsSync, readdirSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, readdirSync } from 'node:fs';
+import { createElement } from 'react';
 import { BaseCommand } from '../cli/base-command.js';
-import { AbortError } from '../client/errors.js';
-import { MCP_SERVER_NAME_RE } from '../api/mcp.js';
-
-/** templates/ ships beside dist/ in the package. */
-const TEMPLATES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'templates');
-export const TEMPLATE_NAMES = ['function-python', 'function-nodejs', 'function-go', 'function-ruby', 'agent-adk', 'agent-langgraph', 'agent-crewai', 'mcp-python'];
+import { createFromTemplate, TEMPLATE_NAMES, type Created } from '../cli/init-templates.js';
+import { AbortError, UsageError } from '../client/errors.js';
+import { AGENT_NAME_RE } from '../api/agents.js';
+import type { InitChoice } from '../tui/InitPicker.js';
 
 export default class Init extends BaseCommand {
   static override summary = 'Create a new agent, function or MCP tool folder from a template';
+  static override description =
+    'On a terminal, `platform init` alone asks for the name, the kind (function, agent, MCP tools) and the runtime or framework. Every template has a README (how to deploy, invoke and run `platform dev`) and a .gitignore, and deploys as generated. Without a terminal, pass the folder and --template; a folder without --template gets function-python.';
   static override examples = [
+    '<%= config.bin %> init',
     '<%= config.bin %> init hello --template function-python',
     '<%= config.bin %> init my-agent --template agent-langgraph',
     '<%= config.bin %> init weather --template mcp-python',
   ];
-  static override args = { dir: Args.string({ description: 'directory to create (or fill)', default: '.' }) };
-  static override flags = { template: Flags.string({ char: 't', description: 'template', options: TEMPLATE_NAMES, default: 'function-python' }) };
+  static override args = { dir: Args.string({ description: 'directory to create (or fill); `.` with --template alone' }) };
+  static override flags = { template: Flags.string({ char: 't', description: 'template (asked on a terminal when missing)', options: TEMPLATE_NAMES }) };
 
   async run() {
     const { args, flags } = await this.parse(Init);
-    const source = join(TEMPLATES, flags.template);
-    const target = resolve(args.dir);
-    const files = readdirSync(source);
-    const clash = files.filter((f) => existsSync(join(target, f)));
-    if (clash.length) throw new AbortError(`${args.dir} already has ${clash.join(', ')}`, 'choose an empty directory');
-    cpSync(source, target, { recursive: true });
-    this.print(`created ${flags.template} in ${args.dir}: ${files.join(', ')}`);
-    // An MCP folder is published to a server, not deployed (spec 2 §4.2).
-    if (flags.template.startsWith('mcp-')) {
-      const slug = basename(target).toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^[^a-z]+|-+$/g, '').slice(0, 40);
-      const server = MCP_SERVER_NAME_RE.test(slug) ? slug : 'NAME';
-      this.print(`next: ${this.config.bin} mcp create ${server} && ${this.config.bin} mcp publish ${server} ${args.dir} --wait`);
-    } else this.print(`next: ${this.config.bin} deploy ${args.dir}`);
-    return { template: flags.template, dir: target, files };
+    const interactive = process.stdin.isTTY && process.stdout.isTTY && !this.jsonEnabled();
+    let dir = args.dir ?? '.';
+    let template = flags.template;
+    if (!template && interactive) {
+      const choice = await this.pick(args.dir);
+      dir = choice.name;
+      template = choice.template;
+    } else if (!template && !args.dir) {
+      throw new UsageError(
+        'init needs a folder and a template when it cannot ask (stdin or stdout is not a terminal)',
+        `pass DIR --template TEMPLATE, e.g. \`${this.config.bin} init hello --template function-python\` (templates: ${TEMPLATE_NAMES.join(', ')})`,
+      );
+    }
+    const created: Created = createFromTemplate(template ?? 'function-python', dir, this.config.bin);
+    this.print(`created ${created.template} in ${dir}: ${created.files.join(', ')}`);
+    this.print(`next: ${created.next}`);
+    return created;
+  }
+
+  /** The picker, loaded only here: ink and react cost start-up time every other init would pay. */
+  private async pick(given: string | undefined): Promise<InitChoice> {
+    const [{ render }, { InitPicker }] = await Promise.all([import('ink'), import('../tui/InitPicker.js')]);
+    let choice: InitChoice | undefined;
+    const app = render(
+      createElement(InitPicker, {
+        name: given,
+        defaultName: 'hello',
+        checkName: (name: string) => {
+          if (!AGENT_NAME_RE.test(name)) return 'use lowercase letters, digits and hyphens, starting with a letter (it is also the name it deploys as)';
+          if (existsSync(name) && readdirSync(name).length) return `${name} already exists and is not empty`;
+          return undefined;
+        },
+        onDone: (c: InitChoice | undefined) => (choice = c),
+      }),
+      { exitOnCtrlC: true },
+    );
+    await app.waitUntilExit();
+    if (!choice) throw new AbortError('init cancelled: nothing was created');
+    return choice;
   }
 }

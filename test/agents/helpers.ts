@@ -138,37 +138,48 @@ export function walk(root: string, base = root): Entry[] {
   });
 }
 
+/** A wheel to write by hand: its distribution name, version and files. */
+export interface HandWheel {
+  name: string;
+  version: string;
+  files: Entry[];
+}
+
 /**
- * A wheel written by hand (a wheel is a zip with its metadata beside the code), in a folder of
- * its own: the offline source PLATFORM_PIP_FIND_LINKS points at.
+ * Wheels written by hand (a wheel is a zip with its metadata beside the code), in a folder of
+ * their own: the offline source PLATFORM_PIP_FIND_LINKS points at.
  */
-export function wheelFolder(): string {
+export function wheelsFolder(wheels: HandWheel[]): string {
   const dir = mkdtempSync(join(tmpdir(), 'wheels-'));
   const script = `
-import base64, hashlib, sys, zipfile
-dist = "tinywheel-0.1.dist-info"
-files = {
-  "tinywheel/__init__.py": b"ANSWER = 'from a local wheel'\\n",
-  dist + "/METADATA": b"Metadata-Version: 2.1\\nName: tinywheel\\nVersion: 0.1\\n",
-  dist + "/WHEEL": b"Wheel-Version: 1.0\\nGenerator: hand\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
-}
-record = []
-for name, data in files.items():
-  digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-  record.append(f"{name},sha256={digest},{len(data)}")
-record.append(dist + "/RECORD,,")
-with zipfile.ZipFile(sys.argv[1] + "/tinywheel-0.1-py3-none-any.whl", "w") as z:
-  for name, data in files.items(): z.writestr(name, data)
-  z.writestr(dist + "/RECORD", "\\n".join(record) + "\\n")
+import base64, hashlib, json, re, sys, zipfile
+for w in json.load(sys.stdin):
+  stem = re.sub(r"[-_.]+", "_", w["name"]) + "-" + w["version"]
+  dist = stem + ".dist-info"
+  files = {f["name"]: f.get("content", "").encode() for f in w["files"]}
+  files[dist + "/METADATA"] = ("Metadata-Version: 2.1\\nName: %s\\nVersion: %s\\n" % (w["name"], w["version"])).encode()
+  files[dist + "/WHEEL"] = b"Wheel-Version: 1.0\\nGenerator: hand\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"
+  record = []
+  for name, data in files.items():
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    record.append(f"{name},sha256={digest},{len(data)}")
+  record.append(dist + "/RECORD,,")
+  with zipfile.ZipFile(sys.argv[1] + "/" + stem + "-py3-none-any.whl", "w") as z:
+    for name, data in files.items(): z.writestr(name, data)
+    z.writestr(dist + "/RECORD", "\\n".join(record) + "\\n")
 `;
-  const r = spawnSync('python3', ['-c', script, dir]);
-  if (r.status !== 0) throw new Error(`could not write the wheel: ${r.stderr}`);
+  const r = spawnSync('python3', ['-c', script, dir], { input: JSON.stringify(wheels) });
+  if (r.status !== 0) throw new Error(`could not write the wheels: ${r.stderr}`);
   // mkdtemp makes the folder 0700; a root daemon's sandboxed pip runs as nobody and must read it,
   // as it must any wheel folder an operator names (docs/decisions/agents.md).
   chmodSync(dir, 0o755);
   for (const f of readdirSync(dir)) chmodSync(join(dir, f), 0o644);
   return dir;
 }
+
+/** One small wheel, tinywheel 0.1, whose module says where it came from. */
+export const wheelFolder = (): string =>
+  wheelsFolder([{ name: 'tinywheel', version: '0.1', files: [{ name: 'tinywheel/__init__.py', content: "ANSWER = 'from a local wheel'\n" }] }]);
 
 export const WHEEL_PY = `import tinywheel\n\ndef handle(event):\n    return {"reply": tinywheel.ANSWER}\n`;
 

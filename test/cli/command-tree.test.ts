@@ -24,9 +24,9 @@ describe('the command tree', () => {
     expect(help.exitCode).toBe(0);
     expect(help.stdout).toMatch(/USAGE\s+\$ platform projects list/);
     expect(help.stdout).toMatch(/EXAMPLES/);
-    const completion = await cli.run(['autocomplete', 'script', 'bash']);
+    const completion = await cli.run(['completion', 'bash']);
     expect(completion.exitCode).toBe(0);
-    expect(completion.stdout).toMatch(/platform/);
+    expect(completion.stdout).toMatch(/^complete -F _platform_complete platform$/m);
     await cli.stop();
   });
 });

@@ -70,6 +70,8 @@ describe('npm pack and a global install', () => {
       'dist/daemon/runtimes/sandbox/runner.py',
       'dist/daemon/runtimes/helpers/platform_secrets.py',
       'templates/function-python/main.py',
+      // npm drops files named .gitignore from a package: init renames this one.
+      'templates/function-python/gitignore',
     ]) {
       expect(files, f).toContain(f);
     }
@@ -97,6 +99,7 @@ describe('npm pack and a global install', () => {
 
     const init = await platform(['init', 'hello', '--template', 'function-python']);
     expect(init.exitCode, init.stderr).toBe(0);
+    expect(readdirSync(join(elsewhere, 'hello')).sort()).toEqual(['.gitignore', 'README.md', 'main.py', 'platform.json']);
     const deploy = await platform(['deploy', 'hello'], 120_000);
     expect(deploy.exitCode, deploy.stderr + deploy.stdout).toBe(0);
     expect(deploy.stdout).toMatch(/hello is ready/);
@@ -104,6 +107,11 @@ describe('npm pack and a global install', () => {
     const invoke = await platform(['invoke', 'hello', '-m', 'from elsewhere', '--json']);
     expect(invoke.exitCode, invoke.stderr).toBe(0);
     expect(JSON.parse(invoke.stdout).reply).toBe('hello from elsewhere');
+
+    // Shell completion from the installed copy (bin/run.js finds its manifest beside itself).
+    const completion = await platform(['__complete', '--', 'invoke', 'he']);
+    expect(completion.exitCode, completion.stderr).toBe(0);
+    expect(completion.stdout).toBe('hello\n:0');
 
     // The code sandbox runs the runner shipped in dist/, not one in a checkout.
     const sandbox = await platform(['sandbox', 'exec', '-c', 'print(6 * 7)']);
