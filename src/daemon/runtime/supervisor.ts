@@ -49,6 +49,8 @@ interface Live {
   /** Set once /healthz answered: an exit before that is a failed start, not a crash. */
   healthy: boolean;
   startedAt: number;
+  /** The slot that owns it now: a deploy's new revision starts in a pinned slot and is promoted. */
+  slot: Slot;
 }
 
 interface Slot {
@@ -174,6 +176,31 @@ export class Supervisor {
     );
   }
 
+  /**
+   * A deploy's last step (blue-green): the new revision, started and healthy in a pinned slot while
+   * the previous one kept serving, becomes the workload's own instance and the previous instance
+   * stops. `commit` records the switch (false: no longer wanted); it runs in the same tick as the swap, so no request sees
+   * the new revision as current while the old instance still holds the slot. False (nothing
+   * committed) when there is no healthy instance of it left to promote.
+   */
+  async promote(key: string, revision: string, why: string, commit: () => boolean): Promise<boolean> {
+    const main = this.slot(key);
+    // A cold start of the previous revision in flight would land after the swap and be orphaned.
+    await main.starting?.catch(() => undefined);
+    const pinned = this.slots.get(slotId(key, revision));
+    const fresh = pinned?.live;
+    if (!pinned || !fresh || fresh.stopping || fresh.revision !== revision || main.starting || !commit()) return false;
+    this.slots.delete(slotId(key, revision));
+    clearTimeout(main.restartTimer);
+    main.crashes = 0;
+    main.lastUsed = Date.now();
+    const old = main.live;
+    main.live = fresh;
+    fresh.slot = main;
+    if (old && old !== fresh) await this.stop(old, why);
+    return true;
+  }
+
   /** Stops the current instance so the next request starts the newest revision with its settings. */
   async recycle(key: string, why: string): Promise<void> {
     const slot = this.slots.get(key);
@@ -285,11 +312,11 @@ export class Supervisor {
     logs.attach(run.stdout, 'stdout');
     logs.attach(run.stderr, 'stderr');
     logs.push('system', `instance ${id} starting on 127.0.0.1:${port}`);
-    const live: Live = { id, port, secret, revision: plan.revision, run, logs, stopping: false, healthy: false, startedAt: Date.now() };
+    const live: Live = { id, port, secret, revision: plan.revision, run, logs, stopping: false, healthy: false, startedAt: Date.now(), slot };
     if (this.running.size === 0) process.on('exit', this.killOnExit);
     this.running.add(live);
     this.hooks.instanceStarted(slot.key, { id, revision: plan.revision, pid: run.pid, container: run.container, port });
-    void run.exited.then((r) => this.exited(slot, live, r));
+    void run.exited.then((r) => this.exited(live.slot, live, r));
     try {
       await waitHealthy(port, instanceHeaders(secret), this.opts.startTimeoutMs, run.exited);
     } catch (e) {

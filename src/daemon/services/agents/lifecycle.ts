@@ -274,9 +274,16 @@ export class AgentRuntime {
       const now = agentStore.byId(db, agentId);
       return now !== undefined && now.latest_revision === revision && now.state === 'deploying';
     };
-    // From here the new revision takes the requests; a failed deploy gives them back to the previous one.
-    agentStore.update(db, agentId, { serving_revision: revision }, isoNow(clock));
-    await this.supervisor.recycle(agentId, `revision ${revision} is deploying`);
+    // Blue-green when a previous revision serves: the new one starts beside it and takes the requests
+    // only once healthy, so a revision that fails to start never interrupts the one serving. Without
+    // one (or when the instance quota leaves no room for both), the new revision takes the slot now.
+    let sideBySide = previous !== null && previous !== revision;
+    const switchNow = async () => {
+      sideBySide = false;
+      agentStore.update(db, agentId, { serving_revision: revision }, isoNow(clock));
+      await this.supervisor.recycle(agentId, `revision ${revision} is deploying`);
+    };
+    if (!sideBySide) await switchNow();
     // Not-ready conditions keep the agent deploying with the serving layer's text until the
     // deploy timeout (spec 1 §3): a quota that does not admit the instance, and one failed start
     // (Cloud Run's "container restarted once"); a second failed start is the handler's own fault.
@@ -288,6 +295,10 @@ export class AgentRuntime {
       } catch (e) {
         if (this.stopped || !stillDeploying()) return;
         const quotaRefusal = e instanceof ApiError && e.status === 503;
+        if (quotaRefusal && sideBySide) {
+          await switchNow();
+          continue;
+        }
         if (!quotaRefusal) failedStarts++;
         const message = `revision ${revision} did not become ready: ${(e as Error).message}`.slice(0, 4100);
         if ((!quotaRefusal && failedStarts >= 2) || Date.now() > deadline) {
@@ -297,6 +308,15 @@ export class AgentRuntime {
         agentStore.update(db, agentId, { message: quotaRefusal ? message : `${message}\n(restarted once; still deploying)` }, isoNow(clock));
         await new Promise((r) => setTimeout(r, Math.min(1000, Math.max(50, this.ctx.config.workloads.deployTimeoutMs / 20))));
       }
+    }
+    if (sideBySide) {
+      const promoted = await this.supervisor.promote(agentId, revision, `replaced by revision ${revision}`, () => {
+        if (!stillDeploying()) return false;
+        agentStore.update(db, agentId, { serving_revision: revision }, isoNow(clock));
+        return true;
+      });
+      // Its instance stopped meanwhile (a crash, a daemon stop): the switch still happens; the next request starts it.
+      if (!promoted && stillDeploying()) await switchNow();
     }
     revisionServes(this.ctx, agentId, revision);
     // Under a pinned split the new revision proved it starts but takes no requests: it stops now.
