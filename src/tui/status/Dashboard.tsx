@@ -175,7 +175,7 @@ export function Dashboard({ backend, intervalMs, color, columns: fixedColumns, r
   const withSidebar = columns >= SIDEBAR_MIN_COLUMNS;
   const mainWidth = withSidebar ? columns - SIDEBAR_WIDTH - 1 : columns;
   let body;
-  if (mode.kind === 'help') body = <HelpView width={mainWidth} color={color} />;
+  if (mode.kind === 'help') body = <HelpView width={mainWidth} height={bodyHeight} color={color} />;
   else if (mode.kind === 'details') body = <DetailsView {...mode} width={mainWidth} height={bodyHeight} color={color} />;
   else if (pane) body = <PaneTable pane={pane} rows={visible} selected={selected} width={mainWidth} height={bodyHeight} color={color} filter={filter} />;
   else body = <Text {...faint(color)}>{error ? `cannot read the project: ${error}` : 'loading…'}</Text>;

@@ -2,13 +2,14 @@ import { Box, Text } from 'ink';
 import { KEY_HELP } from './keys.js';
 import { strong, faint } from './style.js';
 
-export function HelpView({ width, color }: { width: number; color: boolean }) {
+/** The key list, cut to the screen's height (a fixed-height box would squeeze lines onto each other). */
+export function HelpView({ width, height, color }: { width: number; height: number; color: boolean }) {
   return (
     <Box flexDirection="column" width={width}>
       <Text wrap="truncate-end" {...strong(color)}>
         keys
       </Text>
-      {KEY_HELP.map(([k, what]) => (
+      {KEY_HELP.slice(0, Math.max(1, height - 2)).map(([k, what]) => (
         <Text key={k} wrap="truncate-end">
           {'  '}
           {k.padEnd(16)} {what}

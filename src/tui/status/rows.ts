@@ -22,7 +22,8 @@ export function agentRow(a: AgentView): StatusRow {
   }
   const newerFailed = a.state === 'ready' && serving && a.latest_revision && serving !== a.latest_revision;
   const row: StatusRow = { name: a.name, state: a.state, health: byState(a.ready, a.state, ['failed']), summary: `${a.kind} ${serving ?? '-'} ${a.public_url}`, ref };
-  if (newerFailed) return { ...row, state: 'ready*', health: 'busy', error: firstLine(a.message ?? `revision ${a.latest_revision} failed; ${serving} keeps serving`) };
+  // Ready on the older revision: yellow, with why the newer one did not take over.
+  if (newerFailed) return { ...row, health: 'busy', error: firstLine(a.message ?? `revision ${a.latest_revision} failed; ${serving} keeps serving`) };
   if (a.message && !a.ready) row.error = firstLine(a.message);
   return row;
 }
