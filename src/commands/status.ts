@@ -11,10 +11,13 @@ const ENTER_ALT_SCREEN = '\x1b[?1049h';
 const LEAVE_ALT_SCREEN = '\x1b[?1049l';
 const SHOW_CURSOR = '\x1b[?25h';
 
+/** As ink decides (is-in-ci): under CI=true ink draws only the last frame, so CI gets the plain table. */
+const inCi = () => ['CI', 'CONTINUOUS_INTEGRATION'].some((k) => k in process.env && process.env[k] !== '0' && process.env[k] !== 'false');
+
 export default class Status extends BaseCommand {
   static override summary = 'Live dashboard of the whole project: workloads, services, messaging, indexes, caches and the daemon';
   static override description =
-    'On a terminal: a live, keyboard-driven dashboard (press ? for the keys). Without a terminal (CI, a pipe) or with --once: one plain table of everything, exit 0. --json: the whole snapshot.';
+    'On a terminal: a live, keyboard-driven dashboard (press ? for the keys). Without a terminal (a pipe, or CI set) or with --once: one plain table of everything, exit 0. --json: the whole snapshot.';
   static override examples = [
     '<%= config.bin %> status',
     '<%= config.bin %> status -p staging',
@@ -36,7 +39,7 @@ export default class Status extends BaseCommand {
     const local = getContext(flags.context).kind === 'local' ? await findDaemon() : undefined;
     const target: StatusTarget = { client, project, local };
     if (this.jsonEnabled()) return loadSnapshot(target);
-    if (flags.once || !process.stdout.isTTY || !process.stdin.isTTY) {
+    if (flags.once || !process.stdout.isTTY || !process.stdin.isTTY || inCi()) {
       this.log(plainTable(await loadSnapshot(target)));
       return undefined;
     }

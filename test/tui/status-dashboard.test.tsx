@@ -127,6 +127,9 @@ describe('status dashboard', () => {
     await press(app, '\x1b[A', (f) => selectedLine(f).includes('hello'));
     let frame = await press(app, '\t', (f) => f.includes('services (1)'));
     expect(frame).toMatch(/>2 services/);
+    // Keys faster than a frame arrive as one chunk: each still counts.
+    frame = await press(app, '\t\t\t\t', (f) => f.includes('topics/subs (2)'));
+    frame = await press(app, '1', (f) => f.includes('agents/functions (3)'));
     frame = await press(app, '\x1b[Z', (f) => f.includes('agents/functions (3)'));
     frame = await press(app, '\x1b[Z', (f) => f.includes('daemon/sandbox (1)'), 'shift-tab wraps to the last pane');
     frame = await press(app, '6', (f) => f.includes('topics/subs (2)'));
@@ -188,7 +191,7 @@ describe('status dashboard', () => {
 
   it('opens the logs view with l and comes back with q', async () => {
     const app = await mount({ backend: fakeBackend({ logLines: ['greeting world', 'listening on 8080'] }).backend });
-    const frame = await press(app, 'l', (f) => f.includes('logs: function hello'));
+    const frame = await press(app, 'l', (f) => f.includes('logs: function hello') && f.includes('listening on 8080'));
     expect(frame).toContain('greeting world');
     expect(frame).toContain('listening on 8080');
     await press(app, 'q', (f) => f.includes('agents/functions (3)'), 'q leaves the logs, not the dashboard');

@@ -1,5 +1,5 @@
-import { Box, Text, useApp, useInput, useStdout } from 'ink';
-import { useEffect, useMemo, useState } from 'react';
+import { Box, Text, useApp, useInput, useStdout, type Key } from 'ink';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { LogsView } from '../logs/LogsView.js';
 import type { StatusBackend } from './backend.js';
 import type { StatusAction } from './actions.js';
@@ -47,129 +47,149 @@ function useTerminalSize(columns?: number, rows?: number): { columns: number; ro
 
 const matches = (filter: string) => (r: StatusRow) => !filter || r.name.toLowerCase().includes(filter.toLowerCase());
 
-/** `platform status` on a terminal: every pane of the project, live, driven from the keyboard. */
+interface UiState {
+  focused: number;
+  /** The selected row of each pane, by name, so a refresh that reorders rows keeps it on the same one. */
+  selectedByPane: Record<string, string>;
+  filter: string;
+  mode: Mode;
+  message?: { text: string; bad: boolean };
+}
+
+/** The rows of the focused pane that pass the filter, and the selected one. */
+function view(panes: Pane[], ui: UiState) {
+  const pane = panes[ui.focused];
+  const visible = pane ? pane.rows.filter(matches(ui.filter)) : [];
+  const selected = Math.max(0, visible.findIndex((r) => r.name === (pane ? ui.selectedByPane[pane.id] : undefined)));
+  return { pane, visible, selected, row: visible[selected] };
+}
+
+/**
+ * `platform status` on a terminal: every pane of the project, live, driven from the keyboard.
+ * The UI state lives in a ref read and written synchronously by the key handler: keys typed
+ * faster than a frame (tab tab tab) each see the previous one's effect, and the handler stays
+ * one function so ink never drops a key while re-subscribing it.
+ */
 export function Dashboard({ backend, intervalMs, color, columns: fixedColumns, rows: fixedRows }: DashboardProps) {
   const { exit } = useApp();
   const { columns, rows: height } = useTerminalSize(fixedColumns, fixedRows);
   const load = useMemo(() => () => backend.load(), [backend]);
   const { snapshot, error, refresh } = useSnapshot(load, intervalMs);
-  const [focused, setFocused] = useState(0);
-  const [selectedByPane, setSelectedByPane] = useState<Record<string, string>>({});
-  const [filter, setFilter] = useState('');
-  const [mode, setMode] = useState<Mode>({ kind: 'list' });
-  const [message, setMessage] = useState<{ text: string; bad: boolean }>();
-
-  const panes: Pane[] = snapshot?.panes ?? [];
-  const pane = panes[focused];
-  const visible = pane ? pane.rows.filter(matches(filter)) : [];
-  // The selection follows the row's name, so a refresh that reorders rows keeps it on the same one.
-  const selectedName = pane ? selectedByPane[pane.id] : undefined;
-  const selected = Math.max(0, visible.findIndex((r) => r.name === selectedName));
-  const row = visible[selected];
-
-  const select = (i: number) => {
-    if (!pane || !visible.length) return;
-    const next = visible[Math.max(0, Math.min(visible.length - 1, i))]!;
-    setSelectedByPane((s) => ({ ...s, [pane.id]: next.name }));
-  };
-  const focus = (i: number) => {
-    if (!panes.length) return;
-    setFocused(((i % panes.length) + panes.length) % panes.length);
-    setFilter('');
+  const [, setFrame] = useState(0);
+  const ui = useRef<UiState>({ focused: 0, selectedByPane: {}, filter: '', mode: { kind: 'list' } });
+  const panesRef = useRef<Pane[]>([]);
+  panesRef.current = snapshot?.panes ?? [];
+  const update = (change: Partial<UiState> | ((s: UiState) => Partial<UiState>)) => {
+    ui.current = { ...ui.current, ...(typeof change === 'function' ? change(ui.current) : change) };
+    setFrame((n) => n + 1);
   };
 
-  const openDetails = () => {
-    if (!pane || !row) return;
+  const onKey = (input: string, key: Key): void => {
+    // Keys typed faster than they are read come as one chunk ("\t\t\t", "jj"): one key each.
+    if (input.length > 1 && !input.includes('\x1b')) {
+      for (const ch of input) onKey(ch, { ...key, tab: ch === '\t', return: ch === '\r', backspace: ch === '\x7f' });
+      return;
+    }
+    const s = ui.current;
+    const panes = panesRef.current;
+    const { pane, visible, selected, row } = view(panes, s);
+    const select = (i: number) => {
+      if (!pane || !visible.length) return;
+      const next = visible[Math.max(0, Math.min(visible.length - 1, i))]!;
+      update({ selectedByPane: { ...s.selectedByPane, [pane.id]: next.name } });
+    };
+    const focus = (i: number) => panes.length && update({ focused: ((i % panes.length) + panes.length) % panes.length, filter: '' });
+    const mode = s.mode;
+
+    if (mode.kind === 'confirm') {
+      if (input === 'y' || input === 'Y') runAction(mode.action);
+      else update({ mode: { kind: 'list' }, message: { text: `${mode.action.label}: cancelled`, bad: false } });
+      return;
+    }
+    if (mode.kind === 'filter') {
+      if (key.escape) update({ filter: '', mode: { kind: 'list' } });
+      else if (key.return) update({ mode: { kind: 'list' } });
+      else if (key.backspace || key.delete) update({ filter: s.filter.slice(0, -1) });
+      else if (key.upArrow) select(selected - 1);
+      else if (key.downArrow) select(selected + 1);
+      else if (input && !key.ctrl && !key.meta && !key.tab) update({ filter: s.filter + input });
+      return;
+    }
+    if (mode.kind === 'help') {
+      if (key.escape || input === '?' || input === 'q') update({ mode: { kind: 'list' } });
+      return;
+    }
+    if (mode.kind === 'details') {
+      const max = Math.max(0, (mode.lines?.length ?? 0) - 1);
+      const scroll = (by: number) => update({ mode: { ...mode, offset: Math.max(0, Math.min(max, mode.offset + by)) } });
+      if (key.escape || input === 'q' || key.leftArrow) update({ mode: { kind: 'list' } });
+      else if (input === 'j' || key.downArrow) scroll(1);
+      else if (input === 'k' || key.upArrow) scroll(-1);
+      else if (key.pageDown || input === ' ') scroll(10);
+      else if (key.pageUp) scroll(-10);
+      return;
+    }
+    if (mode.kind === 'logs') return;
+    if (input === 'q') return exit();
+    if (key.escape) update({ filter: '', message: undefined });
+    else if (input === 'j' || key.downArrow) select(selected + 1);
+    else if (input === 'k' || key.upArrow) select(selected - 1);
+    else if (key.pageDown) select(selected + 10);
+    else if (key.pageUp) select(selected - 10);
+    else if (input === 'g') select(0);
+    else if (input === 'G') select(visible.length - 1);
+    else if (key.tab && key.shift) focus(s.focused - 1);
+    else if (key.tab) focus(s.focused + 1);
+    else if (/^[1-9]$/.test(input) && Number(input) <= panes.length) focus(Number(input) - 1);
+    else if (key.return && pane && row) openDetails(pane, row);
+    else if (input === '/') update({ filter: '', mode: { kind: 'filter' } });
+    else if (input === '?') update({ mode: { kind: 'help' } });
+    else if (input === 'l' && pane && row) {
+      const logs = backend.logs(pane.id, row);
+      if (logs) update({ mode: { kind: 'logs', ...logs } });
+      else update({ message: { text: `${pane.title} have no logs here`, bad: false } });
+    } else if (pane && row && input) {
+      const action = backend.actions(pane.id, row).find((a) => a.key === input);
+      if (action) update({ mode: { kind: 'confirm', action } });
+    }
+  };
+
+  const openDetails = (pane: Pane, row: StatusRow) => {
     const title = `${pane.title} ${row.name}`;
-    setMode({ kind: 'details', title, offset: 0 });
+    update({ mode: { kind: 'details', title, offset: 0 } });
+    const settle = (found: { lines?: string[]; error?: string }) =>
+      update((s) => (s.mode.kind === 'details' && s.mode.title === title ? { mode: { ...s.mode, ...found } } : {}));
     backend.details(pane.id, row).then(
-      (lines) => setMode((m) => (m.kind === 'details' && m.title === title ? { ...m, lines } : m)),
-      (e: Error) => setMode((m) => (m.kind === 'details' && m.title === title ? { ...m, error: e.message } : m)),
+      (lines) => settle({ lines }),
+      (e: Error) => settle({ error: e.message }),
     );
   };
 
   const runAction = (action: StatusAction) => {
-    setMode({ kind: 'list' });
-    setMessage({ text: `${action.label}: working…`, bad: false });
+    update({ mode: { kind: 'list' }, message: { text: `${action.label}: working…`, bad: false } });
     action.run().then(
       (text) => {
-        setMessage({ text, bad: false });
+        update({ message: { text, bad: false } });
         refresh();
       },
-      (e: Error) => setMessage({ text: `${action.label} failed: ${e.message}`, bad: true }),
+      (e: Error) => update({ message: { text: `${action.label} failed: ${e.message}`, bad: true } }),
     );
   };
 
-  useInput(
-    (input, key) => {
-      if (mode.kind === 'confirm') {
-        if (input === 'y' || input === 'Y') runAction(mode.action);
-        else {
-          setMode({ kind: 'list' });
-          setMessage({ text: `${mode.action.label}: cancelled`, bad: false });
-        }
-        return;
-      }
-      if (mode.kind === 'filter') {
-        if (key.escape) {
-          setFilter('');
-          setMode({ kind: 'list' });
-        } else if (key.return) setMode({ kind: 'list' });
-        else if (key.backspace || key.delete) setFilter((f) => f.slice(0, -1));
-        else if (key.upArrow) select(selected - 1);
-        else if (key.downArrow) select(selected + 1);
-        else if (input && !key.ctrl && !key.meta && !key.tab) setFilter((f) => f + input);
-        return;
-      }
-      if (mode.kind === 'help') {
-        if (key.escape || input === '?' || input === 'q') setMode({ kind: 'list' });
-        return;
-      }
-      if (mode.kind === 'details') {
-        const max = Math.max(0, (mode.lines?.length ?? 0) - 1);
-        if (key.escape || input === 'q' || key.leftArrow) setMode({ kind: 'list' });
-        else if (input === 'j' || key.downArrow) setMode({ ...mode, offset: Math.min(max, mode.offset + 1) });
-        else if (input === 'k' || key.upArrow) setMode({ ...mode, offset: Math.max(0, mode.offset - 1) });
-        else if (key.pageDown || input === ' ') setMode({ ...mode, offset: Math.min(max, mode.offset + 10) });
-        else if (key.pageUp) setMode({ ...mode, offset: Math.max(0, mode.offset - 10) });
-        return;
-      }
-      // list
-      if (input === 'q') return exit();
-      if (key.escape) {
-        setFilter('');
-        setMessage(undefined);
-      } else if (input === 'j' || key.downArrow) select(selected + 1);
-      else if (input === 'k' || key.upArrow) select(selected - 1);
-      else if (key.pageDown) select(selected + 10);
-      else if (key.pageUp) select(selected - 10);
-      else if (input === 'g') select(0);
-      else if (input === 'G') select(visible.length - 1);
-      else if (key.tab && key.shift) focus(focused - 1);
-      else if (key.tab) focus(focused + 1);
-      else if (/^[1-9]$/.test(input) && Number(input) <= panes.length) focus(Number(input) - 1);
-      else if (key.return) openDetails();
-      else if (input === '/') {
-        setFilter('');
-        setMode({ kind: 'filter' });
-      } else if (input === '?') setMode({ kind: 'help' });
-      else if (input === 'l' && pane && row) {
-        const logs = backend.logs(pane.id, row);
-        if (logs) setMode({ kind: 'logs', ...logs });
-        else setMessage({ text: `${pane.title} have no logs here`, bad: false });
-      } else if (pane && row && input) {
-        const action = backend.actions(pane.id, row).find((a) => a.key === input);
-        if (action) setMode({ kind: 'confirm', action });
-      }
-    },
-    { isActive: mode.kind !== 'logs' },
-  );
+  // One stable handler for ink (see above); it calls the newest onKey.
+  const onKeyRef = useRef(onKey);
+  onKeyRef.current = onKey;
+  const stableOnKey = useCallback((input: string, key: Key) => onKeyRef.current(input, key), []);
+  useInput(stableOnKey, { isActive: ui.current.mode.kind !== 'logs' });
 
+  const { mode, filter, message, focused } = ui.current;
+  const panes = panesRef.current;
+  const { pane, visible, selected, row } = view(panes, ui.current);
   // Leaves one line free: a frame as tall as the terminal makes ink clear the whole screen each time.
   const bodyHeight = Math.max(3, height - 3);
 
   if (mode.kind === 'logs') {
-    return <LogsView title={mode.title} source={mode.source} onBack={() => setMode({ kind: 'list' })} rows={height - 1} columns={columns} color={color} />;
+    return <LogsView title={mode.title} source={mode.source} onBack={() => update({ mode: { kind: 'list' } })} rows={height - 1} columns={columns} color={color} />;
   }
 
   const withSidebar = columns >= SIDEBAR_MIN_COLUMNS;
