@@ -131,10 +131,9 @@ describe('platform status in a terminal (tmux)', { timeout: 60_000 }, () => {
     await until(shows('agents/functions (1)'), 'the dashboard again');
 
     keys('q');
-    screen = await until(shows('status exited 0'), 'the process to exit');
+    screen = await until(shows(/^status exited 0\nprompt\$/m), 'the process to exit and the shell prompt');
     // The shell's screen is back: no dashboard left on it, alternate screen off, cursor shown.
     expect(screen).not.toContain('platform status ·');
-    expect(screen).toMatch(/prompt\$ $/m);
     expect(tmux('display', '-p', '-t', 'status', '#{alternate_on} #{cursor_flag}').trim()).toBe('0 1');
     tmux('kill-session', '-t', 'status');
   });
