@@ -13,6 +13,7 @@ import { sandboxBench } from './sandbox.js';
 import { sessionsBench } from './sessions.js';
 import { knowledgeBench } from './knowledge.js';
 import { remoteBench } from './remote.js';
+import { statusBench } from './status.js';
 
 const sections: Array<[string, () => Promise<Row[]>]> = [
   ['core', coreBench],
@@ -28,6 +29,7 @@ const sections: Array<[string, () => Promise<Row[]>]> = [
   ['sessions', sessionsBench],
   ['knowledge', knowledgeBench],
   ['remote', remoteBench],
+  ['status', statusBench],
 ];
 
 const only = process.argv[2];

@@ -34,7 +34,7 @@ export interface DashboardProps {
 
 function useTerminalSize(columns?: number, rows?: number): { columns: number; rows: number } {
   const { stdout } = useStdout();
-  const read = () => ({ columns: columns ?? stdout.columns ?? 80, rows: rows ?? stdout.rows ?? 24 });
+  const read = () => ({ columns: columns ?? (stdout.columns || 80), rows: rows ?? (stdout.rows || 24) });
   const [size, setSize] = useState(read);
   useEffect(() => {
     if (columns && rows) return;
