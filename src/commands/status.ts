@@ -4,6 +4,7 @@ import { projectFlag } from '../cli/flags.js';
 import { getContext } from '../client/contexts.js';
 import { findDaemon } from '../client/local-daemon.js';
 import { loadSnapshot, type StatusTarget } from '../tui/status/loaders.js';
+import type { Snapshot } from '../tui/status/model.js';
 import { plainTable } from '../tui/status/plain-table.js';
 
 // The terminal's alternate screen: the dashboard draws there and the shell's scrollback is back on quit.
@@ -13,6 +14,9 @@ const SHOW_CURSOR = '\x1b[?25h';
 
 /** As ink decides (is-in-ci): under CI=true ink draws only the last frame, so CI gets the plain table. */
 const inCi = () => ['CI', 'CONTINUOUS_INTEGRATION'].some((k) => k in process.env && process.env[k] !== '0' && process.env[k] !== 'false');
+
+/** ink and React are loaded only for the dashboard, so `status --json` and the plain table stay light. */
+const loadUi = () => Promise.all([import('ink'), import('react'), import('../tui/status/Dashboard.js'), import('../tui/status/backend.js')]);
 
 export default class Status extends BaseCommand {
   static override summary = 'Live dashboard of the whole project: workloads, services, messaging, indexes, caches and the daemon';
@@ -34,33 +38,41 @@ export default class Status extends BaseCommand {
 
   async run() {
     const { flags } = await this.parse(Status);
+    const interactive = !this.jsonEnabled() && !flags.once && process.stdout.isTTY && process.stdin.isTTY && !inCi();
+    // The heaviest part of the first paint: loaded while the CLI connects, and never for --json or a pipe.
+    const ui = interactive ? loadUi() : undefined;
+    ui?.catch(() => undefined);
     const project = this.projectRef(flags.project, flags.context);
     const client = await this.client();
     const local = getContext(flags.context).kind === 'local' ? await findDaemon() : undefined;
     const target: StatusTarget = { client, project, local };
     if (this.jsonEnabled()) return loadSnapshot(target);
-    if (flags.once || !process.stdout.isTTY || !process.stdin.isTTY || inCi()) {
+    if (!ui) {
       this.log(plainTable(await loadSnapshot(target)));
       return undefined;
     }
-    await this.dashboard(target, { intervalMs: flags.interval * 1000, color: !flags['no-color'] && !process.env.NO_COLOR });
+    await this.dashboard(ui, target, { intervalMs: flags.interval * 1000, color: !flags['no-color'] && !process.env.NO_COLOR });
     return undefined;
   }
 
-  /** ink and React are loaded only here, so `status --json` and the plain table stay light. */
-  private async dashboard(target: StatusTarget, opts: { intervalMs: number; color: boolean }): Promise<void> {
-    const [{ render }, { createElement }, { Dashboard }, { apiBackend }] = await Promise.all([
-      import('ink'),
-      import('react'),
-      import('../tui/status/Dashboard.js'),
-      import('../tui/status/backend.js'),
-    ]);
+  private async dashboard(ui: ReturnType<typeof loadUi>, target: StatusTarget, opts: { intervalMs: number; color: boolean }): Promise<void> {
+    // The first snapshot is read while ink loads; the dashboard's first refresh takes it.
+    let first: Promise<Snapshot> | undefined = loadSnapshot(target);
+    first.catch(() => undefined);
+    const [{ render }, { createElement }, { Dashboard }, { apiBackend }] = await ui;
+    const backend = apiBackend(target);
+    const load = backend.load;
+    backend.load = () => {
+      const p = first ?? load();
+      first = undefined;
+      return p;
+    };
     const restore = () => process.stdout.write(LEAVE_ALT_SCREEN + SHOW_CURSOR);
     process.stdout.write(ENTER_ALT_SCREEN);
     // A crash or a signal still gives the shell its screen and cursor back.
     process.once('exit', restore);
     try {
-      const app = render(createElement(Dashboard, { backend: apiBackend(target), ...opts }), { patchConsole: false });
+      const app = render(createElement(Dashboard, { backend, ...opts }), { patchConsole: false });
       await app.waitUntilExit();
     } finally {
       process.off('exit', restore);
