@@ -138,6 +138,29 @@ describe('platform status in a terminal (tmux)', { timeout: 60_000 }, () => {
     tmux('kill-session', '-t', 'status');
   });
 
+  it('a service that cannot start shows why; z scales it to zero through the API after a y', async () => {
+    const created = await sb.run(['services', 'create', 'web', '--image', 'platform-none:local', '--min-scale', '1']);
+    expect(created.exitCode, created.stderr).toBe(0);
+    startStatus([], { NO_COLOR: '' });
+    await until(shows(/hello +ready/), 'the first frame');
+    keys('2');
+    // Its real state and the reason, not a URL that answers nothing.
+    await until(shows(/> web +not_ready +revision web-00001 is not ready/), 'the failing service with its reason');
+    keys('z');
+    await until(shows('let service web scale to zero (min_scale 0)? [y/N]'), 'the confirmation line');
+    keys('n');
+    await until(shows('scale to zero: cancelled'), 'the cancelled action');
+    expect((await sb.run(['services', 'get', 'web', '--json'])).json.scaling.min_scale).toBe(1);
+    keys('z');
+    await until(shows('[y/N]'), 'the confirmation line again');
+    keys('y');
+    await until(shows('web: min_scale 0 (was 1)'), 'the result');
+    expect((await sb.run(['services', 'get', 'web', '--json'])).json.scaling.min_scale).toBe(0);
+    keys('q');
+    await until(shows('status exited 0'), 'the process to exit');
+    tmux('kill-session', '-t', 'status');
+  });
+
   it('--no-color draws without colour escape codes; colour is on by default', async () => {
     startStatus(['--no-color'], { NO_COLOR: '' });
     await until(shows(/hello +ready/), 'the first frame');
@@ -164,7 +187,7 @@ describe('platform status in a terminal (tmux)', { timeout: 60_000 }, () => {
     expect(lines[0]).toMatch(/^project default · http:\/\/127\.0\.0\.1:\d+ · updated \d\d:\d\d:\d\d$/);
     expect(lines[1]).toMatch(/^KIND +NAME +STATE +DETAIL$/);
     expect(plain.stdout).toMatch(/^workloads +hello +ready +function hello-00001 http:\/\/hello-/m);
-    expect(plain.stdout).toMatch(/^services +- +none/m);
+    expect(plain.stdout).toMatch(/^services +web +not_ready +revision web-00001 is not ready.*\(web-00001 min 0 max 10 http:\/\/web-/m);
     expect(plain.stdout).toMatch(/^messaging +orders\/workers +ready +backlog \d+ unacked \d+ pull/m);
     expect(plain.stdout).toMatch(/^daemon +isolation +\S+/m);
     expect(plain.stdout).not.toMatch(/\x1b\[/);

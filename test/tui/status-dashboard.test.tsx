@@ -211,6 +211,8 @@ describe('status dashboard', () => {
       expect(lines.length).toBeLessThan(rows);
       expect(frame).not.toContain('end of a long error');
       expect(frame).toContain('…');
+      // Without room for the pane list, the title says where the pane is.
+      if (columns < 70) expect(frame).toContain('1/9 agents/functions (2)');
       app.unmount();
     }
   });

@@ -197,7 +197,7 @@ export function Dashboard({ backend, intervalMs, color, columns: fixedColumns, r
   let body;
   if (mode.kind === 'help') body = <HelpView width={mainWidth} height={bodyHeight} color={color} />;
   else if (mode.kind === 'details') body = <DetailsView {...mode} width={mainWidth} height={bodyHeight} color={color} />;
-  else if (pane) body = <PaneTable pane={pane} rows={visible} selected={selected} width={mainWidth} height={bodyHeight} color={color} filter={filter} />;
+  else if (pane) body = <PaneTable pane={pane} rows={visible} selected={selected} width={mainWidth} height={bodyHeight} color={color} filter={filter} position={withSidebar ? undefined : `${focused + 1}/${panes.length}`} />;
   else body = <Text {...faint(color)}>{error ? `cannot read the project: ${error}` : 'loading…'}</Text>;
 
   const actionKeys = pane && row ? backend.actions(pane.id, row).map((a) => `${a.key} ${a.label}`) : [];

@@ -7,9 +7,9 @@ const STATE_WIDTH = 11;
 /** The first visible row so the selection stays on screen. */
 export const windowStart = (selected: number, total: number, height: number) => Math.max(0, Math.min(selected - height + 1, total - height, selected));
 
-/** The focused pane: a title, column headings and the rows that fit, one line each (never wrapped). */
-export function PaneTable(props: { pane: Pane; rows: StatusRow[]; selected: number; width: number; height: number; color: boolean; filter: string }) {
-  const { pane, rows, selected, width, height, color, filter } = props;
+/** The focused pane: a title (with its place, "2/9", when the pane list is hidden), column headings and the rows that fit, one line each (never wrapped). */
+export function PaneTable(props: { pane: Pane; rows: StatusRow[]; selected: number; width: number; height: number; color: boolean; filter: string; position?: string }) {
+  const { pane, rows, selected, width, height, color, filter, position } = props;
   const nameWidth = Math.min(Math.max(4, ...rows.map((r) => r.name.length)), Math.max(8, Math.floor(width * 0.3)));
   const listHeight = Math.max(1, height - 2 - (pane.error ? 1 : 0));
   const start = windowStart(selected, rows.length, listHeight);
@@ -17,6 +17,7 @@ export function PaneTable(props: { pane: Pane; rows: StatusRow[]; selected: numb
   return (
     <Box flexDirection="column" width={width}>
       <Text wrap="truncate-end" {...strong(color)}>
+        {position ? `${position} ` : ''}
         {pane.title} ({counted})
       </Text>
       <Text wrap="truncate-end" {...faint(color)}>
