@@ -14,6 +14,7 @@ import { sessionsBench } from './sessions.js';
 import { knowledgeBench } from './knowledge.js';
 import { remoteBench } from './remote.js';
 import { devBench } from './dev.js';
+import { statusBench } from './status.js';
 
 const sections: Array<[string, () => Promise<Row[]>]> = [
   ['core', coreBench],
@@ -30,6 +31,7 @@ const sections: Array<[string, () => Promise<Row[]>]> = [
   ['knowledge', knowledgeBench],
   ['remote', remoteBench],
   ['dev', devBench],
+  ['status', statusBench],
 ];
 
 const only = process.argv[2];

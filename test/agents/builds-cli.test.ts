@@ -94,11 +94,11 @@ describe.skipIf(!hasPip)('a failed redeploy through the CLI', { timeout: 120_000
       sb.run(['status', '--once']),
       sb.run(['agents', 'revisions', 'plain']),
     ]);
-    const row = status.json.agents.find((a: any) => a.name === 'plain');
-    expect(row).toMatchObject({ state: 'ready', ready: true, latest_revision: 'plain-00002', serving_revision: 'plain-00001' });
+    const row = status.json.panes.find((p: any) => p.id === 'workloads').rows.find((r: any) => r.name === 'plain');
+    expect(row).toMatchObject({ state: 'ready', health: 'busy', summary: expect.stringContaining('plain-00001 http://plain-') });
+    expect(row.error).toMatch(/^revision plain-00002 failed to build \(plain-00001 keeps serving\)/);
     expect(get.json).toMatchObject({ state: 'ready', ready: true, latest_revision: 'plain-00002', serving_revision: 'plain-00001' });
-    expect(once.stdout).toMatch(/plain +ready +plain-00001 /);
-    expect(once.stdout).toMatch(/revision plain-00002 failed to build \(plain-00001 keeps serving\)/);
+    expect(once.stdout).toMatch(/^workloads +plain +ready +revision plain-00002 failed to build \(plain-00001 keeps serving\).*\(function plain-00001 http:\/\/plain-/m);
     expect(revs.stdout).toMatch(/plain-00002 +failed +redeploy|plain-00002 +failed +deploy/);
     expect(revs.stdout).toMatch(/plain-00001 \* +ready +deploy/);
     // It still answers.

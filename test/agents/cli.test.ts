@@ -78,7 +78,7 @@ describe('platform deploy and friends', { timeout: 120_000 }, () => {
     expect(plain.json).toMatchObject({ reply: 'hello cli', user_id: 'admin@example.test' });
     expect(JSON.parse(streamed.stdout.trim()).reply).toBe('hello streamed');
     expect(data.json).toEqual({ reply: 'hello from file', session_id: 'cli-session-0123456789abcdef', user_id: 'u:7' });
-    expect(status.stdout).toMatch(/greeter +ready +greeter-00001 +http:\/\/greeter-/);
+    expect(status.stdout).toMatch(/^workloads +greeter +ready +\w+ greeter-00001 http:\/\/greeter-/m);
   });
 
   it('follows live logs with logs -f as lines are produced', async () => {
