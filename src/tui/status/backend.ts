@@ -4,7 +4,7 @@ import type { StatusAction } from './actions.js';
 import { loadSnapshot, type StatusTarget } from './loaders.js';
 import { detailsFor } from './details.js';
 import { actionsFor } from './actions.js';
-import { agentLogSource, serviceLogSource } from './log-sources.js';
+import { agentLogSource, serviceLogSource } from '../logs/sources.js';
 
 /** Everything the dashboard asks of the outside world; component tests give it fakes. */
 export interface StatusBackend {
@@ -21,8 +21,8 @@ export function apiBackend(t: StatusTarget): StatusBackend {
     details: (pane, row) => detailsFor(t, pane, row),
     actions: (pane, row) => actionsFor(t, pane, row),
     logs(pane, row) {
-      if (pane === 'workloads') return { title: `${row.ref?.kind ?? 'agent'} ${row.name}`, source: agentLogSource(t.client, t.project, row.name) };
-      if (pane === 'services') return { title: `service ${row.name}`, source: serviceLogSource(t.client, t.project, row.name) };
+      if (pane === 'workloads') return { title: `${row.ref?.kind ?? 'agent'} ${row.name}`, source: agentLogSource(t.client, { name: row.name, project: t.project }) };
+      if (pane === 'services') return { title: `service ${row.name}`, source: serviceLogSource(t.client, { name: row.name, project: t.project }) };
       return undefined;
     },
   };
