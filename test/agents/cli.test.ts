@@ -62,7 +62,7 @@ describe('platform deploy and friends', { timeout: 120_000 }, () => {
     expect(r.stderr).toMatch(/greeter: (building|deploying)/);
     // `platform files list` is the short form of `platform agents files list`.
     const files = await sb.run(['files', 'list', 'greeter', '--json']);
-    expect(files.json.files.map((f: any) => f.path).sort()).toEqual(['.gitignore', '.platformignore', 'main.py', 'platform.json']);
+    expect(files.json.files.map((f: any) => f.path).sort()).toEqual(['.gitignore', '.platformignore', 'README.md', 'main.py', 'platform.json']);
   });
 
   it('invokes with --json, --stream, --data @file, --session and --user', async () => {
