@@ -5,6 +5,7 @@ import { ApiCallError, AbortError } from './errors.js';
 import { unreachable } from './network-errors.js';
 import { httpsFetch } from './https-fetch.js';
 import { answerTimeoutFor, noAnswer } from './answer-timeout.js';
+import { forPeople } from './api-hints.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -146,7 +147,7 @@ export class ApiClient {
     } catch {
       // not an envelope: keep the text
     }
-    throw new ApiCallError(res.status, message, requestId, parsed, nextStep(res.status, message));
+    throw new ApiCallError(res.status, forPeople(message), requestId, parsed, nextStep(res.status, message));
   }
 }
 
