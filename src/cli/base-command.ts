@@ -3,6 +3,7 @@ import { connect, type Connection } from '../client/session.js';
 import { AbortError, ApiCallError } from '../client/errors.js';
 import { getContext } from '../client/contexts.js';
 import { formatFields, formatTable, type Column } from './render.js';
+import { DEFAULT_ANSWER_TIMEOUT_SECONDS, setAnswerTimeout } from '../client/answer-timeout.js';
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
 
@@ -16,7 +17,22 @@ export abstract class BaseCommand extends Command {
 
   static override baseFlags = {
     context: Flags.string({ description: 'context to use (see `platform context list`)', env: 'PLATFORM_CONTEXT', helpGroup: 'GLOBAL' }),
+    // A command's own --timeout (invoke, sandbox exec, agents config...) replaces this one; PLATFORM_TIMEOUT still applies there.
+    timeout: Flags.integer({
+      description: `seconds to wait for the platform to start answering before giving up (default ${DEFAULT_ANSWER_TIMEOUT_SECONDS})`,
+      env: 'PLATFORM_TIMEOUT',
+      min: 1,
+      helpGroup: 'GLOBAL',
+    }),
   };
+
+  override async init(): Promise<void> {
+    await super.init();
+    const ctor = this.constructor as typeof BaseCommand;
+    if (ctor.flags?.timeout) return;
+    const { flags } = await this.parse(ctor);
+    setAnswerTimeout((flags as { timeout?: number }).timeout);
+  }
 
   private connection?: Connection;
 

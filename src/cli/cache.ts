@@ -1,14 +1,14 @@
-import { Flags } from '@oclif/core';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CacheCredential, MemorystoreView } from '../api/cache.js';
 import type { ApiClient } from '../client/api-client.js';
 import { getContext, platformHome } from '../client/contexts.js';
 import { writePrivateFile } from '../client/files.js';
+import { projectFlag as sharedProjectFlag } from './project-flag.js';
 
 /** Flags shared by every `platform cache` command. */
 export const projectFlag = {
-  project: Flags.string({ description: 'project (slug, short or id); defaults to the context\'s current project, else default', env: 'PLATFORM_PROJECT' }),
+  project: sharedProjectFlag,
 };
 
 /**

@@ -6,11 +6,7 @@ import { orgRoutes } from '../api/orgs.js';
 import { Uuid } from '../api/common.js';
 
 /** Shared flags of project-scoped and list commands, so every command spells them the same. */
-export const projectFlag = Flags.string({
-  description: 'project slug, short or id (default: the context\'s current project)',
-  env: 'PLATFORM_PROJECT',
-  char: 'p',
-});
+export { projectFlag } from './project-flag.js';
 
 export const pageFlags = {
   'page-size': Flags.integer({ description: 'items per page (1-200)', min: 1, max: 200 }),

@@ -1,4 +1,4 @@
-import { Args, Flags } from '@oclif/core';
+import { Args } from '@oclif/core';
 import { readFileSync } from 'node:fs';
 import { getContext } from '../client/contexts.js';
 import { UsageError } from '../client/errors.js';
@@ -7,7 +7,7 @@ import type { ApiClient } from '../client/api-client.js';
 import type { Column } from './render.js';
 
 /** Shared pieces of the `indexes` commands (spec 3 §4.1). */
-export const projectFlag = Flags.string({ description: 'project (slug, short or id)', env: 'PLATFORM_PROJECT' });
+export { projectFlag } from './project-flag.js';
 export const nameArg = Args.string({ description: 'index name', required: true });
 
 /**

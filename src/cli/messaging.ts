@@ -1,4 +1,3 @@
-import { Flags } from '@oclif/core';
 import type { SubscriptionView, TopicView } from '../api/messaging.js';
 import { AbortError, UsageError } from '../client/errors.js';
 import { getContext } from '../client/contexts.js';
@@ -7,7 +6,7 @@ import type { Column } from './render.js';
 
 /** Shared pieces of the messaging commands (topics, subscriptions, publish, pull, ack, pubsub). */
 
-export const projectFlag = Flags.string({ description: 'project slug, short or id (defaults to the context\'s project; `default` locally)', env: 'PLATFORM_PROJECT' });
+export { projectFlag } from './project-flag.js';
 
 export abstract class ProjectCommand extends BaseCommand {
   /** --project, else the context's project; the local context falls back to project `default`. */

@@ -2,8 +2,12 @@ import { Flags } from '@oclif/core';
 import { getContext } from '../client/contexts.js';
 import { AbortError } from '../client/errors.js';
 
-/** `--project` of project-scoped commands (env PLATFORM_PROJECT). */
+/**
+ * `-p/--project` of every project-scoped command (env PLATFORM_PROJECT): the one definition, so
+ * every command spells, abbreviates and documents it the same (test/cli/flag-conventions.test.ts).
+ */
 export const projectFlag = Flags.string({
+  char: 'p',
   description: "project slug, short or id (default: the context's current project; `default` on the local context)",
   env: 'PLATFORM_PROJECT',
 });

@@ -4,6 +4,8 @@ import { projectRoutes } from '../api/projects.js';
 import { ApiCallError, AbortError } from './errors.js';
 import { unreachable } from './network-errors.js';
 import { httpsFetch } from './https-fetch.js';
+import { answerTimeoutFor, noAnswer } from './answer-timeout.js';
+import { forPeople } from './api-hints.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -106,16 +108,23 @@ export class ApiClient {
     }
     const send = async () => {
       if (this.token) headers.authorization = `Bearer ${this.token}`;
+      // Until the response headers arrive: a stopped daemon accepts connections and never answers.
+      const answerSeconds = input.waitSeconds === undefined ? answerTimeoutFor(body) : undefined;
+      const silence = new AbortController();
+      const timer = answerSeconds === undefined ? undefined : setTimeout(() => silence.abort(), answerSeconds * 1000);
       try {
-        const init = { method, headers, body, ...(body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit;
+        const init = { method, headers, body, signal: silence.signal, ...(body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit;
         if (input.waitSeconds !== undefined) return await undiciFetch(url, init, { seconds: input.waitSeconds, ca: this.options.ca });
         if (this.options.ca) return await httpsFetch(url, init, this.options.ca);
         return await fetch(url, init);
       } catch (e) {
+        if (silence.signal.aborted) throw noAnswer(this.baseUrl, answerSeconds!);
         if ((e as Error).name === 'TimeoutError') {
           throw new AbortError(`no answer from ${this.baseUrl} within ${input.waitSeconds} s`, 'raise --timeout, or check the agent with `platform logs NAME`');
         }
         throw unreachable(this.baseUrl, e);
+      } finally {
+        clearTimeout(timer);
       }
     };
     let res = await send();
@@ -143,7 +152,7 @@ export class ApiClient {
     } catch {
       // not an envelope: keep the text
     }
-    throw new ApiCallError(res.status, message, requestId, parsed, nextStep(res.status, message));
+    throw new ApiCallError(res.status, forPeople(message), requestId, parsed, nextStep(res.status, message));
   }
 }
 
@@ -173,5 +182,5 @@ async function undiciFetch(url: URL, init: RequestInit, opts: { seconds?: number
     init = { ...init, body: encoded.body, duplex: 'half', headers: { ...(init.headers as Record<string, string>), 'content-type': encoded.headers.get('content-type')! } } as RequestInit;
   }
   const signal = opts.seconds !== undefined ? AbortSignal.timeout(opts.seconds * 1000) : undefined;
-  return (await undici.fetch(url, { ...(init as object), dispatcher, ...(signal ? { signal } : {}) } as Parameters<typeof undici.fetch>[1])) as unknown as Response;
+  return (await undici.fetch(url, { ...(init as object), dispatcher, signal } as Parameters<typeof undici.fetch>[1])) as unknown as Response;
 }

@@ -36,6 +36,8 @@ export async function httpsFetch(url: URL, init: RequestInit, ca: string): Promi
       resolve(new Response(empty ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, statusText: res.statusMessage, headers: answer }));
     });
     req.on('error', reject);
+    // The caller's deadline for the first answer (api-client.ts); the socket is dropped with it.
+    init.signal?.addEventListener('abort', () => req.destroy(new Error('aborted')), { once: true });
     if (body === undefined || body === null) req.end();
     else if (typeof body === 'string' || body instanceof Uint8Array) req.end(body);
     else if (body instanceof ArrayBuffer) req.end(Buffer.from(body));

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, rmSync, closeSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, closeSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -42,32 +42,50 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-async function healthy(url: string, timeoutMs = 1000): Promise<boolean> {
+/** 'silent' when the port accepts connections and nothing answers: a daemon stopped (SIGSTOP) or wedged. */
+async function health(url: string, timeoutMs = 1000): Promise<'ok' | 'silent' | 'down'> {
   try {
     const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(timeoutMs) });
     await res.arrayBuffer();
-    return res.ok;
-  } catch {
-    return false;
+    return res.ok ? 'ok' : 'down';
+  } catch (e) {
+    return (e as Error).name === 'TimeoutError' ? 'silent' : 'down';
   }
 }
 
-/** The running daemon of this state directory, or undefined. A stale locator is removed. */
-export async function findDaemon(): Promise<DaemonInfo | undefined> {
+const healthy = async (url: string, timeoutMs = 1000) => (await health(url, timeoutMs)) === 'ok';
+
+export type DaemonProbe = { state: 'none' } | { state: 'running'; info: DaemonInfo } | { state: 'silent'; info: DaemonInfo };
+
+/**
+ * The daemon of this state directory: running, silent (its process is alive and its port takes
+ * connections but /healthz does not answer within the wait), or none. A stale locator is removed.
+ */
+export async function probeDaemon(timeoutMs = 1000): Promise<DaemonProbe> {
   const file = locatorFile();
-  if (!existsSync(file)) return undefined;
+  if (!existsSync(file)) return { state: 'none' };
   let info: DaemonInfo;
   try {
     info = JSON.parse(readFileSync(file, 'utf8')) as DaemonInfo;
   } catch {
-    return undefined;
+    return { state: 'none' };
   }
   if (!pidAlive(info.pid)) {
     rmSync(file, { force: true });
-    return undefined;
+    return { state: 'none' };
   }
-  return (await healthy(info.url)) ? info : undefined;
+  const h = await health(info.url, timeoutMs);
+  return h === 'ok' ? { state: 'running', info } : h === 'silent' ? { state: 'silent', info } : { state: 'none' };
 }
+
+/** The running daemon of this state directory, or undefined. A stale locator is removed. */
+export async function findDaemon(): Promise<DaemonInfo | undefined> {
+  const probe = await probeDaemon();
+  return probe.state === 'running' ? probe.info : undefined;
+}
+
+/** The port a start will ask for: --port, else PLATFORM_PORT, else 7070. */
+export const requestedPort = (port?: number) => port ?? Number(process.env.PLATFORM_PORT ?? 7070);
 
 /**
  * Starts the daemon detached (its own process group, output to logs/daemon.log) and waits until
@@ -76,15 +94,18 @@ export async function findDaemon(): Promise<DaemonInfo | undefined> {
 export async function startDaemon(
   opts: { port?: number; env?: Record<string, string> } = {},
 ): Promise<DaemonInfo & { alreadyRunning: boolean; bootstrap?: BootstrapAdmin }> {
-  const running = await findDaemon();
-  if (running) return { ...running, alreadyRunning: true };
+  const probe = await probeDaemon();
+  if (probe.state === 'running') return { ...probe.info, alreadyRunning: true };
+  if (probe.state === 'silent') throw silentDaemon(probe.info);
   const home = platformHome();
   mkdirSync(join(home, 'logs'), { recursive: true });
+  const port = requestedPort(opts.port);
+  // Only this start's lines of the shared log say why it failed (an earlier busy port must not).
+  const logStart = existsSync(daemonLogFile()) ? statSync(daemonLogFile()).size : 0;
   const logFd = openSync(daemonLogFile(), 'a');
   // The one-file bundle starts faster (scripts/bundle-daemon.mjs); the module tree works as well.
   const bundle = fileURLToPath(new URL('../daemon/daemon.bundle.js', import.meta.url));
   const main = existsSync(bundle) ? bundle : fileURLToPath(new URL('../daemon/main.js', import.meta.url));
-  const port = opts.port ?? Number(process.env.PLATFORM_PORT ?? 7070);
   const child = spawn(process.execPath, [main, '--port', String(port)], {
     detached: true,
     // The pipe on fd 3 carries the bootstrap admin of a first start: never through the log file.
@@ -100,7 +121,7 @@ export async function startDaemon(
   try {
     const deadline = Date.now() + 30_000;
     while (Date.now() < deadline) {
-      if (exited !== null) throw startFailure(`the daemon exited with code ${exited} while starting`);
+      if (exited !== null) throw startFailure(`the daemon exited with code ${exited} while starting`, port, logStart);
       if (existsSync(locatorFile())) {
         try {
           const info = JSON.parse(readFileSync(locatorFile(), 'utf8')) as DaemonInfo;
@@ -146,15 +167,23 @@ function parseBootstrap(line: string): BootstrapAdmin | undefined {
   return undefined;
 }
 
-function startFailure(message: string): AbortError {
-  let tail = '';
+function startFailure(message: string, port?: number, logStart = 0): AbortError {
+  let lines: string[] = [];
   try {
-    // Stack frames say where it failed, the lines around them what: a failed start's own message
-    // would otherwise scroll out under its stack.
-    tail = readFileSync(daemonLogFile(), 'utf8').trim().split('\n').filter((line) => !/^\s+at /.test(line)).slice(-5).join('\n');
+    lines = readFileSync(daemonLogFile()).subarray(logStart).toString('utf8').trim().split('\n');
   } catch {
     // no log yet
   }
+  // The common case gets its own words: which port, and how to get another.
+  if (port !== undefined && lines.some((line) => /EADDRINUSE/.test(line))) {
+    return new AbortError(
+      `port ${port} on 127.0.0.1 is already in use by another program, so the local daemon cannot listen there`,
+      `pass \`--port 0\` to take a free port (or --port N, or set PLATFORM_PORT), or stop what listens on ${port}`,
+    );
+  }
+  // Stack frames say where it failed, the lines around them what: a failed start's own message
+  // would otherwise scroll out under its stack.
+  const tail = lines.filter((line) => !/^\s+at /.test(line)).slice(-5).join('\n');
   return new AbortError(`${message}${tail ? `:\n${tail}` : ''}`, `see ${daemonLogFile()} or run \`platform daemon logs\``);
 }
 
@@ -173,4 +202,12 @@ export async function stopDaemon(graceMs = 20_000): Promise<DaemonInfo | undefin
   if (pidAlive(info.pid)) process.kill(info.pid, 'SIGKILL');
   rmSync(file, { force: true });
   return info;
+}
+
+/** A daemon whose process lives but does not answer: a second one would fight it for the state directory. */
+export function silentDaemon(info: DaemonInfo): AbortError {
+  return new AbortError(
+    `the local daemon (pid ${info.pid}) at ${info.url} is running but does not answer; is it stopped (SIGSTOP) or stuck?`,
+    `resume it with \`kill -CONT ${info.pid}\`, or restart it: \`platform daemon stop\` then \`platform daemon start\``,
+  );
 }

@@ -1,9 +1,10 @@
 import { ApiClient } from './api-client.js';
 import { AbortError } from './errors.js';
-import { getContext, type Context } from './contexts.js';
+import { getContext, platformHome, type Context } from './contexts.js';
 import { CredentialStore, type StoredCredential } from './credentials.js';
 import { adminFromEnvironment, adoptLocalAdmin, migrateLegacyAdmin } from './local-admin.js';
-import { findDaemon, startDaemon, type BootstrapAdmin } from './local-daemon.js';
+import { probeDaemon, requestedPort, startDaemon, type BootstrapAdmin } from './local-daemon.js';
+import { answerTimeoutSeconds, noAnswer } from './answer-timeout.js';
 import { refreshStoredSession } from './refresh.js';
 
 export interface Connection {
@@ -21,10 +22,15 @@ export interface Connection {
 export async function contextUrl(context: Context, opts: { start?: boolean } = {}): Promise<string> {
   if (process.env.PLATFORM_API_URL) return process.env.PLATFORM_API_URL.replace(/\/$/, '');
   if (context.kind === 'remote') return context.url!;
-  const running = await findDaemon();
-  if (running) return running.url;
+  const probe = await probeDaemon(Math.min(answerTimeoutSeconds(), 5) * 1000);
+  if (probe.state === 'running') return probe.info.url;
+  // Its process lives and its port takes connections: starting another would only fight over the state directory.
+  if (probe.state === 'silent') throw noAnswer(probe.info.url, Math.min(answerTimeoutSeconds(), 5));
   if (opts.start === false) throw new AbortError('the local daemon is not running', 'start it with `platform daemon start`');
+  const port = requestedPort();
+  process.stderr.write(`Starting the local daemon on ${port ? `127.0.0.1:${port}` : 'a free port of 127.0.0.1'}…\n`);
   const started = await startDaemon();
+  process.stderr.write(`The local daemon is ready at ${started.url} (state in ${platformHome()}; stop it with \`platform daemon stop\`)\n`);
   if (started.bootstrap) {
     const kept = await adoptBootstrap(context, started.url, started.bootstrap);
     if (started.bootstrap.generated || kept.error) process.stderr.write(bootstrapNotice(started.bootstrap, kept) + '\n');

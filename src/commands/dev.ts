@@ -33,13 +33,9 @@ export default class Dev extends BaseCommand {
     const context = getContext(flags.context);
     const local = context.kind === 'local' && !process.env.PLATFORM_API_URL;
     const running = local ? await findDaemon() : undefined;
-    if (local && !running) process.stderr.write('starting the local daemon...\n');
+    // connect() announces a daemon it starts; one already running is named here.
     const connection = await this.connect();
-    if (local) {
-      process.stderr.write(
-        running ? `local daemon: ${connection.url}\n` : `local daemon started at ${connection.url} (it keeps running after dev quits: \`${this.config.bin} daemon stop\`)\n`,
-      );
-    }
+    if (running) process.stderr.write(`local daemon: ${connection.url}\n`);
     const { project } = projectQuery(flags.project, flags.context);
     const interactive = !json && Boolean(process.stdin.isTTY);
     const name = flags.name ?? readManifest(args.dir).name ?? nameFromDir(args.dir);

@@ -7,7 +7,8 @@ export default class Search extends BaseCommand {
   static override examples = ['<%= config.bin %> search orders', '<%= config.bin %> search orders --kind secret --json'];
   static override args = { query: Args.string({ description: 'part of a name (case-insensitive)', required: true }) };
   static override flags = {
-    project: Flags.string({ description: 'search one project only (id or slug)' }),
+    // No PLATFORM_PROJECT fallback: search spans every project unless asked to narrow it.
+    project: Flags.string({ char: 'p', description: 'search one project only (slug, short or id)' }),
     kind: Flags.string({ description: 'one kind of resource', options: [...SEARCH_KINDS] }),
     limit: Flags.integer({ description: `results to return (1-${SEARCH_LIMIT_MAX})`, min: 1, max: SEARCH_LIMIT_MAX }),
   };

@@ -103,7 +103,7 @@ describe('platform users and members', () => {
 
     const promote = await cli.run(['users', 'update', 'dev@example.test', '--role', 'admin', '--json']);
     expect(promote.json.user.role).toBe('admin');
-    const reset = await cli.run(['users', 'reset-password', 'dev@example.test', '--json']);
+    const reset = await cli.run(['users', 'reset-password', 'dev@example.test', '--json', '--yes']);
     expect(reset.json).toMatchObject({ email: 'dev@example.test', temporary_password: expect.any(String) });
     const del = await cli.run(['users', 'delete', 'dev@example.test', '--yes']);
     expect(del.exitCode).toBe(0);
@@ -173,7 +173,7 @@ describe('platform break-glass, quota and limits', () => {
     expect(g.stdout).toMatch(/^reason\s+INC-2: agent stuck$/m);
     const list = await cli.run(['members', 'list', '--project', 'elsewhere']);
     expect(list.stdout).toMatch(/admin@example\.test\s+admin\s+user\s+no\s+until \S+\s+INC-2: agent stuck/);
-    const r = await cli.run(['break-glass', 'revoke', '--project', 'elsewhere', '--json']);
+    const r = await cli.run(['break-glass', 'revoke', '--project', 'elsewhere', '--json', '--yes']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.json).toMatchObject({ deleted: true });
     const after = await cli.run(['members', 'list', '--project', 'elsewhere', '--json']);

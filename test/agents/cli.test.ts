@@ -186,7 +186,7 @@ describe('platform deploy and friends', { timeout: 120_000 }, () => {
   });
 
   it('deletes', async () => {
-    const r = await sb.run(['agents', 'delete', 'greeter', '--json']);
+    const r = await sb.run(['agents', 'delete', 'greeter', '--json', '--yes']);
     expect(r.json).toMatchObject({ deleted: true, agent: { name: 'greeter' } });
     const gone = await sb.run(['agents', 'get', 'greeter']);
     expect(gone.exitCode).toBe(1);

@@ -91,13 +91,13 @@ describe.skipIf(!haveRedis || !haveRedisCli)('platform cache (CLI)', () => {
     expect(del.json).toMatchObject({ name: 'cli-cache', state: 'deleting', ready: false });
     const gone = await sb.run(['cache', 'connect', 'cli-cache', '--', 'PING']);
     expect(gone.exitCode).toBe(1);
-    expect(gone.stderr).toMatch(/memorystore cli-cache not found|no password known/);
+    expect(gone.stderr).toMatch(/cache cli-cache not found|no password known/);
   }, 30_000);
 
   it('connect --tls reaches an exposed instance through its TLS port, trusting the local CA', async () => {
     const made = await sb.run(['cache', 'create', 'cli-public', '--external', '--no-persistence', '--wait', '--json']);
     expect(made.exitCode, made.stderr).toBe(0);
-    expect(made.json.memorystore).toMatchObject({ external_exposure: true, externally_reachable: true, external_endpoint: expect.stringMatching(/^rediss:\/\/127\.0\.0\.1:\d+$/) });
+    expect(made.json.cache).toMatchObject({ external_exposure: true, externally_reachable: true, external_endpoint: expect.stringMatching(/^rediss:\/\/127\.0\.0\.1:\d+$/) });
     const ping = await sb.run(['cache', 'connect', 'cli-public', '--tls', '--', 'PING']);
     expect(ping.exitCode, ping.stderr).toBe(0);
     expect(ping.stdout.trim()).toBe('PONG');

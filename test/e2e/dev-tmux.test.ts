@@ -74,8 +74,8 @@ describe.skipIf(!hasTmux)('platform dev in a terminal', { timeout: 90_000 }, () 
     spawnTmux(['new-session', '-d', '-x', '120', '-y', '40', '-s', 'dev', `env ${env} node ${quote(BIN)} dev ${quote(dir)}; echo "[dev exited $?]"; stty -a | grep -o -- "-\\?icanon" | sed "s/^/[tty /;s/$/]/"; sleep 60`]);
 
     // It starts the daemon and says so, deploys, and prints both addresses and the keys.
-    const [, url] = await until('the daemon', seen(/local daemon started at (http:\/\/127\.0\.0\.1:\d+)/));
-    expect(pane()).toMatch(/^starting the local daemon/m);
+    const [, url] = await until('the daemon', seen(/The local daemon is ready at (http:\/\/127\.0\.0\.1:\d+)/));
+    expect(pane()).toMatch(/^Starting the local daemon/m);
     await until('the first deploy', seen(/hello: hello-00001 serving/));
     expect(pane()).toContain(`invoke: POST ${url}/v1/agents/hello/invoke`);
     const [, publicUrl] = /public: (http:\/\/hello-[a-z0-9]{6}\.apps\.localhost:\d+)/.exec(pane())!;

@@ -53,7 +53,7 @@ describe('platform gateway', { timeout: 60_000 }, () => {
     expect((await sb.run(['gateway', 'test', 'search', '--key', rot.json.secret, '--json'])).json.status).toBe(200);
     const table = await sb.run(['gateway', 'keys', 'list', 'search']);
     expect(table.stdout).toMatch(/live \(superseded\)/);
-    expect((await sb.run(['gateway', 'keys', 'revoke', 'search', rot.json.key.key_id])).exitCode).toBe(0);
+    expect((await sb.run(['gateway', 'keys', 'revoke', 'search', rot.json.key.key_id, '--yes'])).exitCode).toBe(0);
     const gone = await sb.run(['gateway', 'test', 'search', '--key', rot.json.secret, '--json']);
     expect(gone.exitCode).toBe(1);
     expect(gone.json).toMatchObject({ status: 401, error: expect.stringMatching(/revoked/) });
@@ -72,7 +72,7 @@ describe('platform gateway', { timeout: 60_000 }, () => {
     expect(claim.exitCode, claim.stderr).toBe(0);
     expect(claim.json).toMatchObject({ hostname: 'api.example.test', verified: false, record: { type: 'CNAME', value: expect.stringMatching(/^[a-z0-9]{6}\.gw\.localhost$/) } });
     expect((await sb.run(['gateway', 'domains', 'list'])).stdout).toMatch(/api\.example\.test\s+(false|no)/);
-    expect((await sb.run(['gateway', 'domains', 'release', 'api.example.test'])).exitCode).toBe(0);
+    expect((await sb.run(['gateway', 'domains', 'release', 'api.example.test', '--yes'])).exitCode).toBe(0);
     expect((await sb.run(['gateway', 'endpoints', 'unpublish', 'search', '--json'])).json.published).toBe(false);
     expect((await sb.run(['gateway', 'endpoints', 'delete', 'search', '--yes'])).exitCode).toBe(0);
     const again = await sb.run(['gateway', 'endpoints', 'delete', 'search', '--yes', '--json']);

@@ -84,10 +84,10 @@ describe('platform invitations', () => {
   it('revoke revokes; an unknown id is exit 1 with the envelope', async () => {
     const list = await cli.run(['invitations', 'list', '--json']);
     const open = list.json.invitations.find((i: any) => i.state === 'open');
-    const r = await cli.run(['invitations', 'revoke', open.id]);
+    const r = await cli.run(['invitations', 'revoke', open.id, '--yes']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/revoked the invitation of second@example\.test/);
-    const missing = await cli.run(['invitations', 'revoke', '00000000-0000-4000-8000-000000000000', '--json']);
+    const missing = await cli.run(['invitations', 'revoke', '00000000-0000-4000-8000-000000000000', '--json', '--yes']);
     expect(missing.exitCode).toBe(1);
     expect(missing.json).toMatchObject({ status: 404, error: 'invitation not found' });
   });

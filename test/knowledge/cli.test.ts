@@ -36,15 +36,15 @@ describe('platform knowledge', { timeout: 120_000 }, () => {
 
     const list = await sb.run(['knowledge', 'list', 'helper', '--json']);
     expect(list.json.documents).toHaveLength(2);
-    const del = await sb.run(['knowledge', 'delete', 'helper', add.json.documents[0].id]);
+    const del = await sb.run(['knowledge', 'delete', 'helper', add.json.documents[0].id, '--yes']);
     expect(del.exitCode, del.stderr).toBe(0);
     expect(del.stdout).toMatch(/deleted .*faq\.md \(1 chunks\)/);
-    const empty = await sb.run(['knowledge', 'empty', 'helper', '--json']);
+    const empty = await sb.run(['knowledge', 'empty', 'helper', '--json', '--yes']);
     expect(empty.json).toEqual({ agent: 'helper', deleted_documents: 1, deleted_chunks: 1 });
   });
 
   it('reports errors with a non-zero exit', async () => {
-    const [unknown, missing] = await Promise.all([sb.run(['knowledge', 'list', 'nobody']), sb.run(['knowledge', 'delete', 'helper', '00000000-0000-4000-8000-000000000000', '--json'])]);
+    const [unknown, missing] = await Promise.all([sb.run(['knowledge', 'list', 'nobody']), sb.run(['knowledge', 'delete', 'helper', '00000000-0000-4000-8000-000000000000', '--json', '--yes'])]);
     expect(unknown.exitCode).not.toBe(0);
     expect(unknown.stderr).toMatch(/unknown agent nobody/);
     expect(missing.exitCode).not.toBe(0);
@@ -77,7 +77,7 @@ describe('platform embed', { timeout: 120_000 }, () => {
     const bad = await sb.run(['embed', 'set', 'helper', '--origin', 'shop.example']);
     expect(bad.exitCode).not.toBe(0);
     expect(bad.stderr).toMatch(/origin/);
-    const del = await sb.run(['embed', 'delete', 'helper']);
+    const del = await sb.run(['embed', 'delete', 'helper', '--yes']);
     expect(del.stdout).toMatch(/disabled the widget of helper/);
     const gone = await sb.run(['embed', 'get', 'helper']);
     expect(gone.exitCode).not.toBe(0);

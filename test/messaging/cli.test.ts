@@ -112,9 +112,9 @@ describe('messaging CLI (built binary against a real daemon)', () => {
   }, SLOW);
 
   it('delete subscription then topic', async () => {
-    const s = await cli.run(['subscriptions', 'delete', 'orders', 'billing']);
+    const s = await cli.run(['subscriptions', 'delete', 'orders', 'billing', '--yes']);
     expect(s.stdout).toBe('subscription billing is being deleted');
-    const t = await cli.run(['topics', 'delete', 'orders', '--json']);
+    const t = await cli.run(['topics', 'delete', 'orders', '--json', '--yes']);
     expect(t.json).toEqual({ name: 'orders', state: 'deleting', ready: false });
     await until(async () => (await cli.run(['topics', 'list', '--json'])).json.topics.length === 0);
     expect((await cli.run(['topics', 'list'])).stdout).toBe('no topics');

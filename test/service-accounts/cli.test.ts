@@ -67,25 +67,25 @@ describe('platform service-accounts', () => {
     expect(human.stdout).not.toContain(secret.split('_')[2]);
     const json = await cli.run(['service-accounts', 'keys', 'list', 'ci-deployer', '--json']);
     expect(json.json.keys.map((k: any) => k.display_name)).toEqual(['nightly', 'gha']);
-    const rv = await cli.run(['service-accounts', 'keys', 'revoke', 'ci-deployer', keyId]);
+    const rv = await cli.run(['service-accounts', 'keys', 'revoke', 'ci-deployer', keyId, '--yes']);
     expect(rv.exitCode, rv.stderr).toBe(0);
     expect(rv.stdout).toMatch(new RegExp(`^revoked ${keyId}: the key stopped working immediately$`, 'm'));
     const me = await cli.run(['whoami', '--json'], { env: { PLATFORM_TOKEN: secret } });
     expect(me.exitCode).toBe(1);
     expect(me.json.status).toBe(401);
-    const other = await cli.run(['service-accounts', 'keys', 'revoke', 'reporter', keyId, '--json']);
+    const other = await cli.run(['service-accounts', 'keys', 'revoke', 'reporter', keyId, '--json', '--yes']);
     expect(other.exitCode).toBe(1);
     expect(other.json).toMatchObject({ status: 404, error: 'key not found' });
   });
 
   it('delete revokes the keys and keeps the name reserved', async () => {
-    const r = await cli.run(['service-accounts', 'delete', 'ci-deployer']);
+    const r = await cli.run(['service-accounts', 'delete', 'ci-deployer', '--yes']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^deleted ci-deployer; revoked 1 key\(s\)$/m);
     const again = await cli.run(['service-accounts', 'create', 'ci-deployer']);
     expect(again.exitCode).toBe(1);
     expect(again.stderr).toMatch(/reserved permanently/);
-    expect((await cli.run(['service-accounts', 'delete'])).exitCode).toBe(2);
+    expect((await cli.run(['service-accounts', 'delete', '--yes'])).exitCode).toBe(2);
   });
 });
 
@@ -101,11 +101,11 @@ describe('platform keys (personal)', () => {
     expect(list.stdout).toMatch(/^[a-z0-9]{12}\s+laptop\s+live\s+\S+\s+\S+Z\s+-$/m);
     expect(list.stdout).toMatch(/^[a-z0-9]{12}\s+desktop\s+live\s+\S+\s+never\s+-$/m);
     expect(list.stdout).not.toContain(created.json.secret.split('_')[2]);
-    const rv = await cli.run(['keys', 'revoke', created.json.key.key_id, '--json']);
+    const rv = await cli.run(['keys', 'revoke', created.json.key.key_id, '--json', '--yes']);
     expect(rv.json).toMatchObject({ revoked: created.json.key.key_id });
     const listed = await cli.run(['keys', 'list', '--json']);
     expect(listed.json.keys.find((k: any) => k.key_id === created.json.key.key_id).state).toBe('revoked');
-    const missing = await cli.run(['keys', 'revoke', 'zzzzzzzzzzzz']);
+    const missing = await cli.run(['keys', 'revoke', 'zzzzzzzzzzzz', '--yes']);
     expect(missing.exitCode).toBe(1);
     expect(missing.stderr).toMatch(/Error: key not found/);
     expect((await cli.run(['keys', 'create', 'x', '--expires-in-days', '5000'])).exitCode).toBe(2);

@@ -41,7 +41,7 @@ describe('platform sessions and memory', { timeout: 120_000 }, () => {
 
     const clone = await sb.run(['sessions', 'clone', 'echo', S, '--new-id', `${S}-b`]);
     expect(clone.stdout).toMatch(/2 turns copied/);
-    const rewind = await sb.run(['sessions', 'rewind', 'echo', S, '--after', '1']);
+    const rewind = await sb.run(['sessions', 'rewind', 'echo', S, '--after', '1', '--yes']);
     expect(rewind.stdout).toMatch(/dropped 1 turn, 1 left/);
     const [a, b] = await Promise.all([sb.run(['invoke', 'echo', '-m', 'x', '--session', S]), sb.run(['invoke', 'echo', '-m', 'y', '--session', `${S}-b`])]);
     expect([a.stdout, b.stdout]).toEqual(['turn 2: x', 'turn 3: y']);
@@ -73,9 +73,9 @@ describe('platform sessions and memory', { timeout: 120_000 }, () => {
     expect(confirm.stdout).toMatch(/^confirmed /);
     expect(reindex.stdout).toMatch(/^reindexed 3 memories at /);
     const [erase, del, sdel] = await Promise.all([
-      sb.run(['memory', 'erase', 'echo', '--user', 'ada']),
-      sb.run(['memory', 'delete', 'echo', tea]),
-      sb.run(['sessions', 'delete', 'echo', `${S}-b`]),
+      sb.run(['memory', 'erase', 'echo', '--user', 'ada', '--yes']),
+      sb.run(['memory', 'delete', 'echo', tea, '--yes']),
+      sb.run(['sessions', 'delete', 'echo', `${S}-b`, '--yes']),
     ]);
     expect(erase.stdout).toBe('erased 1 memory of ada');
     expect(del.stdout).toBe(`deleted ${tea}: I like green tea.`);

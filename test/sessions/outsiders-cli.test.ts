@@ -38,8 +38,8 @@ const said = (stderr: string) => stderr.replace(/req_[A-Za-z0-9]+/g, 'req_*').tr
 // One command of each area, reads and writes (every route of an area resolves the agent the same
 // way and the HTTP tests cover each route; a CLI process costs seconds on a loaded machine).
 const COMMANDS = (agent: string) => [
-  ['sessions', 'delete', agent, S],
-  ['memory', 'erase', agent, '--user', 'ada'],
+  ['sessions', 'delete', agent, S, '--yes'],
+  ['memory', 'erase', agent, '--user', 'ada', '--yes'],
   ['knowledge', 'search', agent, 'refunds'],
 ];
 

@@ -47,8 +47,8 @@ describe('platform indexes (built CLI against a spawned daemon)', () => {
     const s2 = await cli.run(['indexes', 'scroll', 'docs', '--offset', '3']);
     expect(s2.stdout).toMatch(/^3\s+\{"t":"odd"\}$/m);
 
-    expect((await cli.run(['indexes', 'delete-points', 'docs', '--ids', '1,2', '--json'])).json).toMatchObject({ ids_requested: 2 });
-    const byFilter = await cli.run(['indexes', 'delete-points', 'docs', '--filter', '{"must":[{"key":"t","match":{"value":"even"}}]}']);
+    expect((await cli.run(['indexes', 'delete-points', 'docs', '--ids', '1,2', '--json', '--yes'])).json).toMatchObject({ ids_requested: 2 });
+    const byFilter = await cli.run(['indexes', 'delete-points', 'docs', '--filter', '{"must":[{"key":"t","match":{"value":"even"}}]}', '--yes']);
     expect(byFilter.exitCode).toBe(0);
     expect((await cli.run(['indexes', 'scroll', 'docs', '--json'])).json.points.map((p: { id: number }) => p.id)).toEqual([3, 5]);
 

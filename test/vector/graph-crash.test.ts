@@ -36,7 +36,7 @@ describe('saved graphs across a SIGKILL (spawned daemon)', () => {
       ...data.slice(N + 40, N + 50).map((vector, i) => ({ id: i, vector })),
     ]);
     expect((await cli.run(['indexes', 'upsert', 'crash', '--file', later, '--json'])).exitCode).toBe(0);
-    expect((await cli.run(['indexes', 'delete-points', 'crash', '--ids', Array.from({ length: 10 }, (_, i) => 10 + i).join(','), '--json'])).exitCode).toBe(0);
+    expect((await cli.run(['indexes', 'delete-points', 'crash', '--ids', Array.from({ length: 10 }, (_, i) => 10 + i).join(','), '--json', '--yes'])).exitCode).toBe(0);
     const live = new Map<number, number[]>(data.slice(0, N + 40).map((v, id) => [id, v]));
     data.slice(N + 40, N + 50).forEach((v, i) => live.set(i, v));
     for (let id = 10; id < 20; id++) live.delete(id);

@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import { projectFlag } from '../../cli/flags.js';
+import { projectFlag, confirm, yesFlag } from '../../cli/flags.js';
 import { authRoutes } from '../../api/auth.js';
 import { memberRoutes } from '../../api/members.js';
 
@@ -11,10 +11,11 @@ export default class BreakGlassRevoke extends BaseCommand {
     '<%= config.bin %> break-glass revoke ops@example.com --project shop-api --json',
   ];
   static override args = { user: Args.string({ description: 'e-mail or id of the grant holder (default: you)' }) };
-  static override flags = { project: projectFlag };
+  static override flags = { project: projectFlag, yes: yesFlag };
 
   async run() {
     const { args, flags } = await this.parse(BreakGlassRevoke);
+    await confirm(flags.yes, `end the break-glass grant of ${args.user ?? 'you'}`);
     const projectID = this.projectRef(flags.project, flags.context);
     const client = await this.client();
     const userID = args.user ?? (await client.call(authRoutes.me)).email;

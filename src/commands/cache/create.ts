@@ -45,7 +45,9 @@ export default class CacheCreate extends BaseCommand {
     this.fields({ ...instanceFields(view), password: res.credential.password, uri: res.credential.uri });
     this.note(`\nThe password is shown only now (and kept for \`platform cache connect ${args.name}\` in the CLI's state directory).`);
     if (!flags.wait) this.note(`The instance is provisioning; check with \`platform cache get ${args.name}\`.`);
-    return { ...res, memorystore: view };
+    // The CLI's noun (`cache`) rather than the API's (`memorystore`): docs/decisions/cli-guidance.md.
+    const { memorystore: _api, ...rest } = res;
+    return { ...rest, cache: view };
   }
 }
 

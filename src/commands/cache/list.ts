@@ -32,6 +32,7 @@ export default class CacheList extends BaseCommand {
       'no cache instances; create one with `platform cache create NAME`',
     );
     if (res.next_page_token) this.note(`more: --page-token ${res.next_page_token}`);
-    return res;
+    // The CLI's noun, `caches`, not the API's `memorystores` (docs/decisions/cli-guidance.md).
+    return { caches: res.memorystores, ...(res.next_page_token ? { next_page_token: res.next_page_token } : {}) };
   }
 }

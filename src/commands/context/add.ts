@@ -21,7 +21,7 @@ export default class ContextAdd extends BaseCommand {
     url: Flags.string({ description: 'base URL of the platform API (same as the URL argument)' }),
     'ca-cert': Flags.string({ description: "PEM file of the CA that signed the server's certificate" }),
     check: Flags.boolean({ description: 'check the server (reachable, certificate, version) before saving', default: true, allowNo: true }),
-    project: Flags.string({ description: 'current project for this context' }),
+    project: Flags.string({ char: 'p', description: 'current project for this context' }),
     use: Flags.boolean({ description: 'make it the current context' }),
   };
 

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
+import { confirm, yesFlag } from '../../cli/flags.js';
 import { vectorRoutes } from '../../api/vector.js';
 import { UsageError } from '../../client/errors.js';
 import { indexProject, jsonFlag, nameArg, projectFlag } from '../../cli/indexes.js';
@@ -15,10 +16,12 @@ export default class IndexesDeletePoints extends BaseCommand {
     project: projectFlag,
     ids: Flags.string({ description: 'comma-separated ids (unsigned integers or UUIDs)', exclusive: ['filter'] }),
     filter: Flags.string({ description: 'Qdrant filter as JSON (an empty filter is refused)' }),
+    yes: yesFlag,
   };
 
   async run() {
     const { args, flags } = await this.parse(IndexesDeletePoints);
+    await confirm(flags.yes, `delete the matching points from index ${args.name}`);
     if (!flags.ids && !flags.filter) throw new UsageError('say which points to delete', 'pass --ids or --filter');
     const ids = flags.ids?.split(',').map((s) => s.trim()).filter(Boolean).map((s) => (/^\d+$/.test(s) ? Number(s) : s));
     const res = await (await this.client()).call(vectorRoutes.deletePoints, {

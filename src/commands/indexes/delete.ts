@@ -1,8 +1,7 @@
-import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
+import { confirm, yesFlag } from '../../cli/flags.js';
 import { vectorRoutes } from '../../api/vector.js';
 import { buildPath } from '../../client/api-client.js';
-import { UsageError } from '../../client/errors.js';
 import { indexProject, nameArg, projectFlag } from '../../cli/indexes.js';
 
 export default class IndexesDelete extends BaseCommand {
@@ -11,12 +10,12 @@ export default class IndexesDelete extends BaseCommand {
   static override args = { name: nameArg };
   static override flags = {
     project: projectFlag,
-    yes: Flags.boolean({ description: 'confirm: every vector is destroyed, with no snapshot or restore' }),
+    yes: yesFlag,
   };
 
   async run() {
     const { args, flags } = await this.parse(IndexesDelete);
-    if (!flags.yes) throw new UsageError(`deleting ${args.name} destroys every vector in it`, 'pass --yes to confirm');
+    await confirm(flags.yes, `delete index ${args.name} and every vector in it (no snapshot or restore)`);
     const client = await this.client();
     const c = vectorRoutes.delete;
     await client.request(c.method, buildPath(c.path, { projectID: await indexProject(await this.client(), flags.project, flags.context), name: args.name }));

@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
+import { confirm, yesFlag } from '../../cli/flags.js';
 import { projectFlag, projectQuery } from '../../cli/agent-flags.js';
 import { knowledgeRoutes } from '../../api/knowledge.js';
 
@@ -10,10 +11,11 @@ export default class KnowledgeDelete extends BaseCommand {
     name: Args.string({ description: 'agent name', required: true }),
     id: Args.string({ description: 'document id (from knowledge list)', required: true }),
   };
-  static override flags = { project: projectFlag };
+  static override flags = { project: projectFlag, yes: yesFlag };
 
   async run() {
     const { args, flags } = await this.parse(KnowledgeDelete);
+    await confirm(flags.yes, `delete a document from the knowledge base of ${args.name}`);
     const res = await (await this.client()).call(knowledgeRoutes.deleteOne, { params: { name: args.name, id: args.id }, query: projectQuery(flags.project, flags.context) });
     this.print(`deleted ${res.document.source} (${res.document.chunks} chunks)`);
     return res;

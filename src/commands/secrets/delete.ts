@@ -12,7 +12,7 @@ export default class SecretsDelete extends BaseCommand {
   async run() {
     const { args, flags } = await this.parse(SecretsDelete);
     const projectID = this.projectRef(flags.project, flags.context);
-    await confirm(flags.yes || this.jsonEnabled(), `destroy every version of secret ${args.name}`);
+    await confirm(flags.yes, `destroy every version of secret ${args.name}`);
     const res = await (await this.client()).call(secretRoutes.delete, { params: { projectID, name: args.name } });
     this.print(`deleted ${res.name}`);
     this.note(res.note);

@@ -3,7 +3,7 @@ import { pageFlags, pageQuery, projectFlag } from '../../cli/flags.js';
 import { secretRoutes } from '../../api/secrets.js';
 
 export default class SecretsList extends BaseCommand {
-  static override summary = "List a project's secrets (names and versions, never values)";
+  static override summary = "List the project's shared secrets (names and versions, never values); one agent's own secrets: `platform agents secrets list`";
   static override examples = ['<%= config.bin %> secrets list', '<%= config.bin %> secrets list --project shop-api --json'];
   static override flags = { project: projectFlag, ...pageFlags };
 

@@ -11,7 +11,7 @@ import { secretRoutes } from '../../api/secrets.js';
  * an argument: arguments end up in shell history and process listings.
  */
 export default class SecretsSet extends BaseCommand {
-  static override summary = 'Create a secret or store a new version of it (value from stdin, a file or a hidden prompt)';
+  static override summary = 'Create a shared project secret or store a new version of it (value from stdin, a file or a hidden prompt); bind it to agents with `secrets bind`';
   static override examples = [
     "printf '%s' \"$DB_PASSWORD\" | <%= config.bin %> secrets set db-password",
     '<%= config.bin %> secrets set tls-key --from-file ./key.pem',

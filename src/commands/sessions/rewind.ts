@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
+import { confirm, yesFlag } from '../../cli/flags.js';
 import { projectFlag, projectQuery } from '../../cli/agent-flags.js';
 import { sessionsApi } from '../../client/sessions.js';
 
@@ -10,10 +11,12 @@ export default class SessionsRewind extends BaseCommand {
   static override flags = {
     project: projectFlag,
     after: Flags.integer({ description: 'keep turns 1..N (0 empties the session)', min: 0, required: true }),
+    yes: yesFlag,
   };
 
   async run() {
     const { args, flags } = await this.parse(SessionsRewind);
+    await confirm(flags.yes, `drop the turns of session ${args.id} after turn ${flags.after}`);
     const api = sessionsApi(await this.client(), args.agent, projectQuery(flags.project, flags.context));
     const res = await api.rewind(args.id, flags.after);
     this.print(`session ${res.session.id}: dropped ${res.dropped} turn${res.dropped === 1 ? '' : 's'}, ${res.session.turn_count} left`);

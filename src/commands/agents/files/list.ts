@@ -2,6 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../cli/base-command.js';
 import { projectFlag, projectQuery } from '../../../cli/agent-flags.js';
 import { agentRoutes } from '../../../api/agents.js';
+import { forPeople } from '../../../client/api-hints.js';
 
 export default class AgentsFilesList extends BaseCommand {
   static override summary = 'List the stored source files of an agent';
@@ -18,7 +19,7 @@ export default class AgentsFilesList extends BaseCommand {
       { header: 'size', get: (f) => f.size },
       { header: 'updated', get: (f) => f.updated_at },
     ], 'no stored files');
-    this.note(res.note);
+    this.note(forPeople(res.note));
     return res;
   }
 }

@@ -4,7 +4,7 @@ import { projectFlag, projectQuery } from '../../../cli/agent-flags.js';
 import { agentRoutes } from '../../../api/agents.js';
 
 export default class AgentsSecretsList extends BaseCommand {
-  static override summary = 'List secret names of an agent (values are never shown)';
+  static override summary = "List the secrets set on one agent only (names, never values); the project's shared, versioned secrets: `platform secrets list`";
   static override examples = ['<%= config.bin %> agents secrets list hello'];
   static override args = { name: Args.string({ description: 'agent or function name', required: true }) };
   static override flags = { project: projectFlag };

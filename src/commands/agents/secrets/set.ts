@@ -12,7 +12,7 @@ import { agentRoutes } from '../../../api/agents.js';
  * KEY=VALUE still works, with a warning: arguments end up in shell history and process listings.
  */
 export default class AgentsSecretsSet extends BaseCommand {
-  static override summary = 'Set secrets (rolls a new revision); the value comes from stdin, a file or a hidden prompt';
+  static override summary = 'Set a secret on one agent only, unversioned (rolls a new revision; value from stdin, a file or a hidden prompt); shared, versioned secrets: `platform secrets set`';
   static override examples = [
     "printf '%s' \"$API_TOKEN\" | <%= config.bin %> agents secrets set hello API_TOKEN",
     '<%= config.bin %> agents secrets set hello TLS_KEY --from-file ./key.pem',
