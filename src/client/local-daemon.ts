@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, rmSync, closeSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, closeSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -99,6 +99,51 @@ export async function startDaemon(
   if (probe.state === 'silent') throw silentDaemon(probe.info);
   const home = platformHome();
   mkdirSync(join(home, 'logs'), { recursive: true });
+  // Commands started side by side (a script's `&`, a Makefile's -j) would each start a daemon on
+  // the same state directory: one takes the start lock, the others use the daemon it starts.
+  const lock = join(home, 'daemon-start.lock');
+  const deadline = Date.now() + 35_000;
+  while (!takeStartLock(lock)) {
+    const other = await probeDaemon();
+    if (other.state === 'running') return { ...other.info, alreadyRunning: true };
+    if (Date.now() > deadline) throw new AbortError(`another command has been starting the local daemon for 35 s (lock ${lock})`, `remove ${lock} if no platform command is running`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  try {
+    const other = await probeDaemon();
+    if (other.state === 'running') return { ...other.info, alreadyRunning: true };
+    return await launchDaemon(home, opts);
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+/** Takes the start lock (a file holding the owner's pid); a lock whose owner is gone is taken over. */
+function takeStartLock(lock: string): boolean {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    let owner = 0;
+    let age = 0;
+    try {
+      owner = Number(readFileSync(lock, 'utf8')) || 0;
+      age = Date.now() - statSync(lock).mtimeMs;
+    } catch {
+      continue; // released meanwhile
+    }
+    // An empty lock is being written, unless it is old (its owner died between create and write).
+    const stale = owner ? !pidAlive(owner) : age > 5000;
+    if (!stale) return false;
+    rmSync(lock, { force: true });
+  }
+  return false;
+}
+
+async function launchDaemon(home: string, opts: { port?: number; env?: Record<string, string> }): Promise<DaemonInfo & { alreadyRunning: boolean; bootstrap?: BootstrapAdmin }> {
   const port = requestedPort(opts.port);
   // Only this start's lines of the shared log say why it failed (an earlier busy port must not).
   const logStart = existsSync(daemonLogFile()) ? statSync(daemonLogFile()).size : 0;
