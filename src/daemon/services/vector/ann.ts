@@ -31,7 +31,7 @@ export interface Ann {
    * The index as a JSON description plus binary sections for a saved graph. hnswlib writes its
    * own file, at `sidecar`, which the description names.
    */
-  save(sidecar: string): SavedAnn;
+  save(sidecar: string, opts?: { keepWaiting?: boolean }): SavedAnn;
 }
 
 /** What `restoreAnn` needs to rebuild an index from a saved graph without reinserting. */
@@ -146,10 +146,10 @@ export class HnswlibAnn implements Ann {
     throw new Error('hnswlib holds floats: scan the stored vectors instead');
   }
   /** Starts hnswlib's write in the thread pool; `written` settles when the file is whole, ending the hold. */
-  save(sidecar: string): SavedAnn {
-    // The file holds the points in the graph; the save's keys leave out those waiting beside it.
+  save(sidecar: string, opts: { keepWaiting?: boolean } = {}): SavedAnn {
+    // The file holds the points in the graph; the save's keys leave out those still waiting beside it.
+    const release = this.hold.begin(opts);
     const live = this.live - this.hold.waitingCount;
-    const release = this.hold.begin();
     let written: Promise<void>;
     try {
       written = this.index.writeIndex(sidecar).then(() => undefined);
@@ -222,8 +222,8 @@ export class CodeAnn implements Ann {
     return this.graph.bytes();
   }
   /** The graph's arrays as they are, held still until the saver releases them. */
-  save(): SavedAnn {
-    const release = this.hold.begin();
+  save(_sidecar = '', opts: { keepWaiting?: boolean } = {}): SavedAnn {
+    const release = this.hold.begin(opts);
     const space = this.graph.space;
     const { meta: graph, sections } = this.graph.exportState();
     const capacity = space.capacity();

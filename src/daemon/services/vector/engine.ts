@@ -77,6 +77,8 @@ export class IndexEngine {
   private graphFilled = 0;
   /** Graph insertions and removals since the load or the last save: what a restart would redo. */
   changes = 0;
+  /** Whether the last save left out points waiting beside the graph (then the whole graph is saved once built). */
+  lastSaveLeftOut = false;
 
   constructor(
     private s: EngineSettings,
@@ -165,13 +167,16 @@ export class IndexEngine {
    */
   save(sidecar: string): { ann: SavedAnn; keys: string[]; changes: number } | undefined {
     if (!this.canSave) return undefined;
+    // A background build's queue stays beside the graph during the save (inserting it all first
+    // would hold the event loop); otherwise the graph takes the waiting points first.
+    const ann = this.ann!.save(sidecar, { keepWaiting: this.s.buildInBackground });
     const keys = Array.from({ length: this.nextSlot }, (_, slot) => this.keyOf[slot] ?? '');
     // Points still waiting beside the graph are not in its file: a load reinserts them from SQLite.
     const waiting = this.ann!.waiting;
     for (const slot of this.ann!.waitingSlots()) keys[slot] = '';
-    const ann = this.ann!.save(sidecar);
     const changes = this.changes - waiting;
     this.changes = waiting;
+    this.lastSaveLeftOut = waiting > 0;
     return { ann, keys, changes };
   }
 

@@ -43,25 +43,28 @@ export class GraphHold {
   ) {}
 
   /**
-   * Starts a hold (points waiting beside the graph stay there, outside the save); returns its end, which
+   * Starts a hold, the graph first taking every waiting point, unless `keepWaiting` (a background
+   * build's queue can be long: those points stay beside the graph, outside the save); returns its end, which
    * applies the removals and drains the waiting points in slices (a no-op after the first call).
    */
-  begin(): () => void {
+  begin(opts: { keepWaiting?: boolean } = {}): () => void {
     if (this.held) throw new Error('a save of this graph is already being written');
+    if (!opts.keepWaiting) this.drain(Infinity);
     this.held = true;
     let ended = false;
     return () => {
       if (ended) return;
       ended = true;
-      this.end();
+      this.end(!opts.keepWaiting);
     };
   }
 
-  private end(): void {
+  /** Ends the hold; `drainAfter`: the waiting points enter the graph in slices (else the owner's build does it). */
+  private end(drainAfter: boolean): void {
     this.held = false;
     for (const slot of this.removing) this.graph.delete(slot);
     this.removing.clear();
-    if (this.waiting.size === 0) return;
+    if (this.waiting.size === 0 || !drainAfter) return;
     this.draining = true;
     const slice = () => {
       if (!this.held && this.drain(DRAIN_SLICE_MS)) setImmediate(slice);

@@ -17,7 +17,10 @@ const BUILD_SLICE_MS = 5;
  * (at least 1,000): a save writes the whole graph, so its cost stays proportional to the work it
  * spares. Shutdown saves every graph that changed.
  */
-const saveDue = (engine: IndexEngine) => engine.changes - engine.waiting >= Math.max(1000, engine.size * 0.1);
+const saveDue = (engine: IndexEngine) =>
+  engine.changes - engine.waiting >= Math.max(1000, engine.size * 0.1) ||
+  // A save taken mid-build left the queue out: once the graph has caught up, the whole one is saved.
+  (engine.lastSaveLeftOut && engine.graphComplete && engine.changes > 0);
 
 /**
  * Live state of the vector area: the store, one engine per ready index, the readiness timers of
@@ -80,7 +83,8 @@ export class VectorRuntime {
     const running = this.saving.get(id);
     if (running) return running;
     const started = performance.now();
-    const points = engine.size;
+    // What the save holds: points still waiting beside the graph are left out of it.
+    const points = engine.size - engine.waiting;
     const pending = this.saves.save(id, engine, this.store.writeSeq(id));
     // The save's synchronous start (the keys copied, the graph held); its writes then run in the thread pool.
     const blockedMs = Math.round(performance.now() - started);
@@ -183,7 +187,7 @@ export class VectorRuntime {
       if (this.engines.get(id) !== engine) return void this.building.delete(engine);
       if (engine.buildGraph(BUILD_SLICE_MS)) return void setImmediate(step);
       this.building.delete(engine);
-      if (engine.canSave && saveDue(engine)) void this.save(id, engine);
+      if (engine.graphComplete && saveDue(engine)) void this.save(id, engine);
     };
     // After the current request: its acknowledgement goes out before the first slice.
     setImmediate(step);
