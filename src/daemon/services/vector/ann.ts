@@ -3,7 +3,7 @@ import type { Distance, QuantizationKind } from '../../../api/vector.js';
 import { Hnsw, type HnswStateMeta } from './hnsw.js';
 import { grown } from './capacity.js';
 import { GraphHold } from './graph-hold.js';
-import { NativeExactTail } from './exact-tail.js';
+import { FloatTail } from './exact-tail.js';
 import { BinaryCodes, FloatCodes, ScalarCodes, type CodeSpace } from './quantization.js';
 
 /** An approximate nearest-neighbour index over slots; distances are "smaller is closer". */
@@ -88,7 +88,7 @@ export class HnswlibAnn implements Ann {
     this.index.initIndex({ maxElements: cap, m: FLOAT_GRAPH.m, efConstruction: FLOAT_GRAPH.efConstruction, randomSeed: 42 });
     this.hold = new GraphHold(
       { insert: (slot, v) => this.insert(slot, v), delete: (slot) => this.index.markDelete(slot), distanceTo: (q, v) => this.hnswDistance(v, q) },
-      new NativeExactTail(distance === 'euclid' ? 'l2' : 'ip', dims),
+      new FloatTail(distance === 'euclid' ? 'l2' : 'ip', dims),
     );
   }
   add(slot: number, v: Float32Array) {

@@ -17,7 +17,7 @@ export interface ExactTail {
   readonly size: number;
   add(slot: number, v: Float32Array): void;
   remove(slot: number): void;
-  search(q: Float32Array, k: number): Array<{ id: number; dist: number }>;
+  search(q: Float32Array, k: number, accept?: (slot: number) => boolean): Array<{ id: number; dist: number }>;
 }
 
 /**
@@ -34,8 +34,8 @@ export class GraphHold {
   private readonly removing = new Set<number>();
 
   /**
-   * @param tail an exact index over the waiting points, when the graph has a faster one than a
-   *   JavaScript loop (hnswlib's native brute force); it holds exactly the waiting points.
+   * @param tail an exact index over the waiting points, faster than a loop over the map (contiguous
+   *   rows: FloatTail); it holds exactly the waiting points.
    */
   constructor(
     private readonly graph: HeldGraph,
@@ -131,8 +131,7 @@ export class GraphHold {
     const filter = removing.size ? (slot: number) => !removing.has(slot) && (!accept || accept(slot)) : accept;
     const found = search(filter);
     if (this.waiting.size === 0) return found;
-    // The native tail scores unfiltered; hnswlib's brute force can skip accepted points under a filter.
-    if (this.tail && !accept) found.push(...this.tail.search(q, k));
+    if (this.tail) found.push(...this.tail.search(q, k, accept));
     else for (const [slot, v] of this.waiting) if (!accept || accept(slot)) found.push({ id: slot, dist: this.graph.distanceTo(q, v) });
     return found.sort((a, b) => a.dist - b.dist).slice(0, k);
   }
