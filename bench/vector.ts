@@ -16,6 +16,7 @@
  * Run: npx tsx --expose-gc bench/vector.ts [--n 20000] [--dims 768] [--queries 200] [--compare 5000]
  *      [--kinds none,scalar] [--http 5000] [--ef 256,512] [--restart 0]
  * (--restart 0 skips the start-up measurement, which rebuilds the index once more)
+ * Then the ingestion benchmark of issue 26 (bench/vector-ingest.ts; --ingest-points 0 skips it).
  * (or `npm run bench vector`, which uses the same defaults; BENCH_VECTOR_N also sets --n).
  */
 import Database from 'better-sqlite3';
@@ -36,6 +37,7 @@ import { GraphSaves } from '../src/daemon/services/vector/graph-saves.js';
 import { rng } from '../test/vector/data.js';
 import { percentile, type Row } from './lib.js';
 import { compareLibraries } from './vector-libraries.js';
+import { vectorIngestBench } from './vector-ingest.js';
 
 const arg = (name: string, d: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -427,6 +429,8 @@ export async function vectorBench(): Promise<Row[]> {
       },
     );
   }
+  // Issue 26: acknowledged ingestion through a spawned daemon, 8 clients, searches meanwhile.
+  if (Number(process.env.BENCH_VECTOR_INGEST_POINTS ?? arg('ingest-points', 16384)) > 0) rows.push(...(await vectorIngestBench()));
   return rows;
 }
 

@@ -69,6 +69,11 @@ export interface DaemonConfig {
      * (docs/decisions/vector.md); unset means no such listener, 0 picks a free port.
      */
     qdrantPort?: number;
+    /**
+     * PLATFORM_VECTOR_TEST_PAUSE_GRAPH_BUILD=1, for tests only: graphs are never built, so upserted
+     * points stay beside the graph (searched exactly) and a crash can be staged mid-build.
+     */
+    pauseGraphBuild?: boolean;
   };
   /** The gateway (spec 2 §2.5, §4.5; docs/decisions/gateway.md). */
   gateway: GatewayConfig;
@@ -289,6 +294,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
         topKMax: num(env.MAX_TOP_K, VECTOR_LIMITS.topKMax),
       },
       ...(env.PLATFORM_QDRANT_PORT ? { qdrantPort: num(env.PLATFORM_QDRANT_PORT, 6333) } : {}),
+      ...(env.PLATFORM_VECTOR_TEST_PAUSE_GRAPH_BUILD === '1' ? { pauseGraphBuild: true } : {}),
     },
     gateway: gatewayConfig(env),
     appsDomain: (env.PLATFORM_APPS_DOMAIN || 'apps.localhost').toLowerCase().replace(/\.$/, ''),

@@ -144,7 +144,12 @@ describe('restart on the same state directory', () => {
           }),
         );
       }
+      // Acknowledgements no longer wait for the graph (issue 26): let it catch up, which saves it whole.
+      for (const kind of kinds) {
+        await waitFor(async () => (await d.api('GET', idx(project, `race-${kind}`), { token })).body.index.collection_status === 'green', 120_000);
+      }
       const ids = d.db.prepare(`SELECT id FROM vec_indexes WHERE name LIKE 'race-%'`).all() as Array<{ id: string }>;
+      await waitFor(() => ids.every(({ id }) => existsSync(join(home4, 'vector', `${id}.graph`))), 20_000);
       for (const { id } of ids) expect(existsSync(join(home4, 'vector', `${id}.graph`))).toBe(true);
       await d.close();
 

@@ -3,6 +3,7 @@ import type { Distance, QuantizationKind } from '../../../api/vector.js';
 import { Hnsw, type HnswStateMeta } from './hnsw.js';
 import { grown } from './capacity.js';
 import { GraphHold } from './graph-hold.js';
+import { FloatTail } from './exact-tail.js';
 import { BinaryCodes, FloatCodes, ScalarCodes, type CodeSpace } from './quantization.js';
 
 /** An approximate nearest-neighbour index over slots; distances are "smaller is closer". */
@@ -11,6 +12,13 @@ export interface Ann {
   /** Whether distances are exact enough to report as scores (floats) or need float rescoring (codes). */
   readonly exactDistances: boolean;
   add(slot: number, v: Float32Array): void;
+  /** Adds a point beside the graph, searched exactly until `build` inserts it (see GraphHold). */
+  enqueue(slot: number, v: Float32Array): void;
+  /** Inserts waiting points for about `budgetMs`; true while some remain. */
+  build(budgetMs: number): boolean;
+  /** Points added but not yet in the graph. */
+  readonly waiting: number;
+  waitingSlots(): Iterable<number>;
   remove(slot: number): void;
   search(q: Float32Array, k: number, ef: number, accept?: (slot: number) => boolean): Array<{ id: number; dist: number }>;
   /** Bytes the index holds in memory (vectors or codes plus graph links). */
@@ -23,7 +31,7 @@ export interface Ann {
    * The index as a JSON description plus binary sections for a saved graph. hnswlib writes its
    * own file, at `sidecar`, which the description names.
    */
-  save(sidecar: string): SavedAnn;
+  save(sidecar: string, opts?: { keepWaiting?: boolean }): SavedAnn;
 }
 
 /** What `restoreAnn` needs to rebuild an index from a saved graph without reinserting. */
@@ -67,11 +75,7 @@ export class HnswlibAnn implements Ann {
   private capacity: number;
   private live = 0;
   /** hnswlib writes its file in the thread pool, and the native index must not change meanwhile. */
-  private readonly hold = new GraphHold({
-    insert: (slot, v) => this.insert(slot, v),
-    delete: (slot) => this.index.markDelete(slot),
-    distanceTo: (q, v) => this.hnswDistance(v, q),
-  });
+  private readonly hold: GraphHold;
 
   constructor(
     private readonly dims: number,
@@ -82,10 +86,27 @@ export class HnswlibAnn implements Ann {
     // Vectors arrive already normalized for cosine, so inner product is enough.
     this.index = new hnswlib.HierarchicalNSW(distance === 'euclid' ? 'l2' : 'ip', dims);
     this.index.initIndex({ maxElements: cap, m: FLOAT_GRAPH.m, efConstruction: FLOAT_GRAPH.efConstruction, randomSeed: 42 });
+    this.hold = new GraphHold(
+      { insert: (slot, v) => this.insert(slot, v), delete: (slot) => this.index.markDelete(slot), distanceTo: (q, v) => this.hnswDistance(v, q) },
+      new FloatTail(distance === 'euclid' ? 'l2' : 'ip', dims),
+    );
   }
   add(slot: number, v: Float32Array) {
     this.live++;
     this.hold.add(slot, v);
+  }
+  enqueue(slot: number, v: Float32Array) {
+    this.live++;
+    this.hold.enqueue(slot, v);
+  }
+  build(budgetMs: number) {
+    return this.hold.build(budgetMs);
+  }
+  get waiting() {
+    return this.hold.waitingCount;
+  }
+  waitingSlots() {
+    return this.hold.waitingSlots();
   }
   private insert(slot: number, v: Float32Array) {
     if (slot >= this.capacity) {
@@ -125,9 +146,10 @@ export class HnswlibAnn implements Ann {
     throw new Error('hnswlib holds floats: scan the stored vectors instead');
   }
   /** Starts hnswlib's write in the thread pool; `written` settles when the file is whole, ending the hold. */
-  save(sidecar: string): SavedAnn {
-    // The file must hold every point the save's keys name: the hold drains waiting points first.
-    const release = this.hold.begin();
+  save(sidecar: string, opts: { keepWaiting?: boolean } = {}): SavedAnn {
+    // The file holds the points in the graph; the save's keys leave out those still waiting beside it.
+    const release = this.hold.begin(opts);
+    const live = this.live - this.hold.waitingCount;
     let written: Promise<void>;
     try {
       written = this.index.writeIndex(sidecar).then(() => undefined);
@@ -135,7 +157,7 @@ export class HnswlibAnn implements Ann {
       release();
       throw e;
     }
-    return { meta: { kind: 'hnswlib', ...FLOAT_GRAPH, sidecar, live: this.live }, sections: [], written: written.finally(release), release };
+    return { meta: { kind: 'hnswlib', ...FLOAT_GRAPH, sidecar, live }, sections: [], written: written.finally(release), release };
   }
   static restore(dims: number, distance: Distance, meta: Extract<AnnMeta, { kind: 'hnswlib' }>): HnswlibAnn {
     const ann = new HnswlibAnn(dims, distance, 16);
@@ -176,6 +198,18 @@ export class CodeAnn implements Ann {
   add(slot: number, v: Float32Array) {
     this.hold.add(slot, v);
   }
+  enqueue(slot: number, v: Float32Array) {
+    this.hold.enqueue(slot, v);
+  }
+  build(budgetMs: number) {
+    return this.hold.build(budgetMs);
+  }
+  get waiting() {
+    return this.hold.waitingCount;
+  }
+  waitingSlots() {
+    return this.hold.waitingSlots();
+  }
   remove(slot: number) {
     this.hold.remove(slot);
   }
@@ -188,8 +222,8 @@ export class CodeAnn implements Ann {
     return this.graph.bytes();
   }
   /** The graph's arrays as they are, held still until the saver releases them. */
-  save(): SavedAnn {
-    const release = this.hold.begin();
+  save(_sidecar = '', opts: { keepWaiting?: boolean } = {}): SavedAnn {
+    const release = this.hold.begin(opts);
     const space = this.graph.space;
     const { meta: graph, sections } = this.graph.exportState();
     const capacity = space.capacity();

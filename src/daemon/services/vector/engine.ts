@@ -11,6 +11,13 @@ export interface EngineSettings {
   quantization: QuantizationKind;
   quantile?: number;
   payloadOnDisk: boolean;
+  /**
+   * Upserted points wait beside the graph (searched exactly) until `buildGraph` inserts them, and
+   * `onPending` is called so the owner schedules that; otherwise they enter the graph at once (tests
+   * and benchmarks of the graph itself).
+   */
+  buildInBackground?: boolean;
+  onPending?: () => void;
 }
 
 export interface PlannerSettings {
@@ -70,6 +77,8 @@ export class IndexEngine {
   private graphFilled = 0;
   /** Graph insertions and removals since the load or the last save: what a restart would redo. */
   changes = 0;
+  /** Whether the last save left out points waiting beside the graph (then the whole graph is saved once built). */
+  lastSaveLeftOut = false;
 
   constructor(
     private s: EngineSettings,
@@ -153,16 +162,27 @@ export class IndexEngine {
   }
 
   /**
-   * The graph for saving (whole graphs only), with its keys by slot and the changes it covers
-   * (`changes` restarts from zero; a failed save gives them back).
+   * The graph for saving, with its keys by slot and the changes it covers (`changes` keeps only
+   * the points still waiting; a failed save gives the rest back).
    */
   save(sidecar: string): { ann: SavedAnn; keys: string[]; changes: number } | undefined {
-    if (!this.ann || !this.graphComplete) return undefined;
+    if (!this.canSave) return undefined;
+    // A background build's queue stays beside the graph during the save (inserting it all first
+    // would hold the event loop); otherwise the graph takes the waiting points first.
+    const ann = this.ann!.save(sidecar, { keepWaiting: this.s.buildInBackground });
     const keys = Array.from({ length: this.nextSlot }, (_, slot) => this.keyOf[slot] ?? '');
-    const ann = this.ann.save(sidecar);
-    const changes = this.changes;
-    this.changes = 0;
+    // Points still waiting beside the graph are not in its file: a load reinserts them from SQLite.
+    const waiting = this.ann!.waiting;
+    for (const slot of this.ann!.waitingSlots()) keys[slot] = '';
+    const changes = this.changes - waiting;
+    this.changes = waiting;
+    this.lastSaveLeftOut = waiting > 0;
     return { ann, keys, changes };
+  }
+
+  /** Whether the graph can be saved: every loaded slot is in it (points written since may still wait). */
+  get canSave(): boolean {
+    return this.ann !== undefined && this.fillComplete;
   }
 
   /** Step two: adds stored vectors of loaded slots to the graph for about `budgetMs`; true while some remain. */
@@ -188,14 +208,35 @@ export class IndexEngine {
     return false;
   }
 
+  /**
+   * Builds the graph for about `budgetMs`: loaded slots first, then points waiting since their
+   * upsert; true while work remains that can be done now.
+   */
+  buildGraph(budgetMs: number): boolean {
+    const started = performance.now();
+    if (this.fillGraph(budgetMs)) return true;
+    if (!this.ann) return false;
+    return this.ann.build(Math.max(0, budgetMs - (performance.now() - started)));
+  }
+
   /** Loaded points still to be inserted into the graph. */
   get pendingFill(): number {
     return this.loadEnd - this.graphFilled;
   }
 
-  /** Whether every loaded point is in the graph (new points enter it as they are written). */
-  get graphComplete(): boolean {
+  /** Points upserted but not yet in the graph (searched exactly meanwhile). */
+  get waiting(): number {
+    return this.ann?.waiting ?? 0;
+  }
+
+  /** Whether every loaded slot is in the graph: until then searches scan the stored vectors. */
+  private get fillComplete(): boolean {
     return this.graphFilled >= this.loadEnd;
+  }
+
+  /** Whether every point is in the graph: loaded ones and those written since. */
+  get graphComplete(): boolean {
+    return this.fillComplete && this.waiting === 0;
   }
 
   /** Slots loaded at start but not yet filled are absent from the graph. */
@@ -215,7 +256,8 @@ export class IndexEngine {
       if (this.payloads) this.payloads[old] = undefined;
     }
     const slot = this.nextSlot++;
-    this.ann!.add(slot, v);
+    if (this.s.buildInBackground) this.ann!.enqueue(slot, v);
+    else this.ann!.add(slot, v);
     this.changes++;
     this.slotOf.set(key, slot);
     this.keyOf[slot] = key;
@@ -226,6 +268,7 @@ export class IndexEngine {
   upsert(points: Array<{ key: string; vector: Float32Array; payload: Payload }>): void {
     if (!this.ann) this.ann = this.newAnn(points.map((p) => p.vector), Math.max(1024, points.length));
     for (const p of points) this.addOne(p.key, p.vector, p.payload);
+    if (this.s.buildInBackground && points.length) this.s.onPending?.();
   }
 
   delete(keys: string[]): void {
@@ -309,7 +352,7 @@ export class IndexEngine {
   search(q: Float32Array, need: number, pred?: Predicate): { results: Candidate[]; stats: SearchStats } {
     const n = this.slotOf.size;
     if (n === 0 || !this.ann) return { results: [], stats: { plan: 'exact', candidates: 0 } };
-    if (!this.graphComplete) return { results: this.scanStored(q, need, pred), stats: { plan: 'exact', candidates: n } };
+    if (!this.fillComplete) return { results: this.scanStored(q, need, pred), stats: { plan: 'exact', candidates: n } };
     let exact = n <= this.planner.exactMaxPoints;
     let selectivity = 1;
     if (!exact && pred) {

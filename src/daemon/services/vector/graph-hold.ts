@@ -1,5 +1,8 @@
-/** Points that waited out a graph write enter it in slices this long (as the start-up fill does). */
-const DRAIN_SLICE_MS = 20;
+/**
+ * Points that waited out a graph write enter it in slices this long: short, because searches and
+ * acknowledgements wait behind a slice (one insertion into a dense 768-d graph takes milliseconds).
+ */
+const DRAIN_SLICE_MS = 5;
 
 /** What a hold needs of the graph it holds. */
 export interface HeldGraph {
@@ -7,6 +10,14 @@ export interface HeldGraph {
   delete(slot: number): void;
   /** The graph's own distance from a query to a vector that is not in it, on its search's scale. */
   distanceTo(q: Float32Array, v: Float32Array): number;
+}
+
+/** An exact index over points not yet in the graph, scored on the graph's own scale. */
+export interface ExactTail {
+  readonly size: number;
+  add(slot: number, v: Float32Array): void;
+  remove(slot: number): void;
+  search(q: Float32Array, k: number, accept?: (slot: number) => boolean): Array<{ id: number; dist: number }>;
 }
 
 /**
@@ -22,29 +33,38 @@ export class GraphHold {
   private readonly waiting = new Map<number, Float32Array>();
   private readonly removing = new Set<number>();
 
-  constructor(private readonly graph: HeldGraph) {}
+  /**
+   * @param tail an exact index over the waiting points, faster than a loop over the map (contiguous
+   *   rows: FloatTail); it holds exactly the waiting points.
+   */
+  constructor(
+    private readonly graph: HeldGraph,
+    private readonly tail?: ExactTail,
+  ) {}
 
   /**
-   * Starts a hold, the graph then holding every point added so far; returns its end, which
+   * Starts a hold, the graph first taking every waiting point, unless `keepWaiting` (a background
+   * build's queue can be long: those points stay beside the graph, outside the save); returns its end, which
    * applies the removals and drains the waiting points in slices (a no-op after the first call).
    */
-  begin(): () => void {
+  begin(opts: { keepWaiting?: boolean } = {}): () => void {
     if (this.held) throw new Error('a save of this graph is already being written');
-    this.drain(Infinity);
+    if (!opts.keepWaiting) this.drain(Infinity);
     this.held = true;
     let ended = false;
     return () => {
       if (ended) return;
       ended = true;
-      this.end();
+      this.end(!opts.keepWaiting);
     };
   }
 
-  private end(): void {
+  /** Ends the hold; `drainAfter`: the waiting points enter the graph in slices (else the owner's build does it). */
+  private end(drainAfter: boolean): void {
     this.held = false;
     for (const slot of this.removing) this.graph.delete(slot);
     this.removing.clear();
-    if (this.waiting.size === 0) return;
+    if (this.waiting.size === 0 || !drainAfter) return;
     this.draining = true;
     const slice = () => {
       if (!this.held && this.drain(DRAIN_SLICE_MS)) setImmediate(slice);
@@ -53,12 +73,41 @@ export class GraphHold {
   }
 
   add(slot: number, v: Float32Array): void {
-    if (this.held || this.draining) this.waiting.set(slot, v);
+    if (this.held || this.draining) this.enqueue(slot, v);
     else this.graph.insert(slot, v);
   }
 
+  /**
+   * Leaves a point beside the graph until `build` inserts it: searched exactly meanwhile, so an
+   * acknowledged write is found at once while the graph catches up in the background.
+   */
+  enqueue(slot: number, v: Float32Array): void {
+    this.waiting.set(slot, v);
+    this.tail?.add(slot, v);
+  }
+
+  /** Slots of the points waiting beside the graph (a save leaves them out: they are not in it). */
+  waitingSlots(): Iterable<number> {
+    return this.waiting.keys();
+  }
+
+  /** Points waiting beside the graph. */
+  get waitingCount(): number {
+    return this.waiting.size;
+  }
+
+  /** Inserts waiting points for about `budgetMs`; true while some remain and a save does not hold the graph. */
+  build(budgetMs: number): boolean {
+    // Held: nothing can enter now; the save's end drains what waits.
+    if (this.held) return false;
+    return this.drain(budgetMs);
+  }
+
   remove(slot: number): void {
-    if (this.waiting.delete(slot)) return;
+    if (this.waiting.delete(slot)) {
+      this.tail?.remove(slot);
+      return;
+    }
     if (this.held) this.removing.add(slot);
     else this.graph.delete(slot);
   }
@@ -82,7 +131,8 @@ export class GraphHold {
     const filter = removing.size ? (slot: number) => !removing.has(slot) && (!accept || accept(slot)) : accept;
     const found = search(filter);
     if (this.waiting.size === 0) return found;
-    for (const [slot, v] of this.waiting) if (!accept || accept(slot)) found.push({ id: slot, dist: this.graph.distanceTo(q, v) });
+    if (this.tail) found.push(...this.tail.search(q, k, accept));
+    else for (const [slot, v] of this.waiting) if (!accept || accept(slot)) found.push({ id: slot, dist: this.graph.distanceTo(q, v) });
     return found.sort((a, b) => a.dist - b.dist).slice(0, k);
   }
 
@@ -92,6 +142,7 @@ export class GraphHold {
     for (const [slot, v] of this.waiting) {
       this.graph.insert(slot, v);
       this.waiting.delete(slot);
+      this.tail?.remove(slot);
       if (performance.now() - started >= budgetMs) break;
     }
     this.draining = this.waiting.size > 0;

@@ -15,6 +15,7 @@ import { generatedId, idFromKey, parsePointId, type ParsedId } from './point-ids
 import type { VectorRuntime } from './runtime.js';
 import { passesThreshold, storedForm, toBlob } from './scoring.js';
 import type { IndexRow } from './store.js';
+import type { UpsertPoint } from './upsert-parse.js';
 
 /** Data operations answer 409 until the collection exists (spec 3 §3). */
 export function requireReady(row: IndexRow): void {
@@ -48,7 +49,7 @@ const MAX_SQUARED_NORM = F32_MAX / 4;
  * updates) goes through this: the index's width, components finite as float32, and a norm small
  * enough that no score overflows. Otherwise a point would score null (NaN) and rank first.
  */
-export function checkVector(row: IndexRow, v: readonly number[], what: string): void {
+export function checkVector(row: IndexRow, v: ArrayLike<number>, what: string): void {
   if (v.length !== row.dimensions) throw badRequest(`wrong dimensions for ${what}: expected ${row.dimensions}, got ${v.length}`);
   let squared = 0;
   for (let i = 0; i < v.length; i++) {
@@ -59,8 +60,12 @@ export function checkVector(row: IndexRow, v: readonly number[], what: string): 
   if (!(squared <= MAX_SQUARED_NORM)) throw badRequest(`invalid ${what}: its norm is too large for finite float32 scores (at most ${Math.sqrt(MAX_SQUARED_NORM).toExponential(3)})`);
 }
 
-/** Writes 1..1000 points all or nothing: everything is validated before the one transaction. */
-export function upsertPoints(ctx: AreaContext, rt: VectorRuntime, row: IndexRow, body: UpsertBody) {
+/**
+ * Writes 1..1000 points all or nothing: everything is validated before the one transaction. The
+ * acknowledgement follows the commit (durable, the write-ahead log being SQLite's); the engine then
+ * finds the points at once, beside its graph until the background build inserts them.
+ */
+export function upsertPoints(ctx: AreaContext, rt: VectorRuntime, row: IndexRow, body: UpsertBody | { points: UpsertPoint[] }) {
   requireReady(row);
   const points = body.points.map((p, i) => {
     let id: ParsedId;

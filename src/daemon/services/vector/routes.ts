@@ -3,7 +3,9 @@ import { vectorMetricsReader } from './metrics.js';
 import { DATA_VERBS, vectorContracts } from '../../../api/vector.js';
 import type { Area } from '../../area.js';
 import { statePaths } from '../../bootstrap.js';
-import { Reply } from '../../http/router.js';
+import { Reply, sendJson } from '../../http/router.js';
+import { parseInput } from '../../http/validate.js';
+import { UpsertParsers } from './upsert-parse.js';
 import { ApiError, badRequest, notFound } from '../../http/errors.js';
 import type { ProjectNeed } from '../accounts/access.js';
 import { accessProject } from '../accounts/projects.js';
@@ -24,6 +26,7 @@ import { namesIn } from '../search/names.js';
  */
 export const vectorArea = (): Area => {
   let runtime: VectorRuntime | undefined;
+  let parsersOf: UpsertParsers | undefined;
   return {
   name: 'vector',
   migrations: vectorMigrations,
@@ -69,7 +72,14 @@ export const vectorArea = (): Area => {
 
     const indexFor = (principal: Principal, projectID: string, name: string) =>
       requireIndex(rt, project(principal, projectID, 'member'), name);
-    r.handle(R.upsert, ({ principal, params, body }) => upsertPoints(ctx, rt, indexFor(principal!, params.projectID, params.name), body));
+    // Upsert bodies are parsed by worker threads (upsert-parse.ts); the checks keep the router's order.
+    const parsers = new UpsertParsers();
+    parsersOf = parsers;
+    r.raw(R.upsert, async (rc, rawParams) => {
+      const params = parseInput(R.upsert.params, rawParams, 'path');
+      const body = await parsers.parse(rc.req, R.upsert.bodyLimit, R.upsert.body, ctx.config.vector.limits.pointsPerUpsert);
+      sendJson(rc.res, R.upsert.status, upsertPoints(ctx, rt, indexFor(rc.principal!, params.projectID, params.name), body));
+    });
     r.handle(R.query, ({ principal, params, body }) => queryPoints(rt, indexFor(principal!, params.projectID, params.name), body));
     r.handle(R.scroll, ({ principal, params, body }) => scrollPoints(rt, indexFor(principal!, params.projectID, params.name), body));
     r.handle(R.deletePoints, ({ principal, params, body }) => deletePoints(ctx, rt, indexFor(principal!, params.projectID, params.name), body));
@@ -99,6 +109,7 @@ export const vectorArea = (): Area => {
     runtime?.start();
   },
   async stop() {
+    await parsersOf?.stop();
     await runtime?.stop();
   },
   };

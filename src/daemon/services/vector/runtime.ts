@@ -5,14 +5,22 @@ import { IndexEngine } from './engine.js';
 import { GraphSaves } from './graph-saves.js';
 import { VectorStore, type IndexRow } from './store.js';
 
-/** Graph filling at start runs in slices this long, so requests wait at most about this much. */
-const FILL_SLICE_MS = 20;
 /**
- * A graph is saved once the insertions and removals a restart would redo reach 10 % of its points
+ * The graph is built (filled at start, and fed the points upserts leave beside it) in slices this
+ * long between which the event loop runs, so a search or an acknowledgement waits at most about
+ * this much behind it (one insertion into a dense 768-d graph takes a few milliseconds).
+ */
+const BUILD_SLICE_MS = 5;
+/**
+ * A graph is saved once the insertions and removals a restart would redo (and the save would spare:
+ * points still waiting beside the graph are not in it) reach 10 % of its points
  * (at least 1,000): a save writes the whole graph, so its cost stays proportional to the work it
  * spares. Shutdown saves every graph that changed.
  */
-const saveDue = (engine: IndexEngine) => engine.changes >= Math.max(1000, engine.size * 0.1);
+const saveDue = (engine: IndexEngine) =>
+  engine.changes - engine.waiting >= Math.max(1000, engine.size * 0.1) ||
+  // A save taken mid-build left the queue out: once the graph has caught up, the whole one is saved.
+  (engine.lastSaveLeftOut && engine.graphComplete && engine.changes > 0);
 
 /**
  * Live state of the vector area: the store, one engine per ready index, the readiness timers of
@@ -27,6 +35,8 @@ export class VectorRuntime {
   private saveTimer?: NodeJS.Timeout;
   private readonly saves: GraphSaves;
   private saving = new Map<string, Promise<void>>();
+  /** Engines whose graph build is scheduled: one chain of slices each. */
+  private building = new Set<IndexEngine>();
   /** True between start() and stop(): health reports the engine and scheduler down otherwise. */
   running = false;
 
@@ -62,8 +72,8 @@ export class VectorRuntime {
   async saveGraphs(all: boolean): Promise<void> {
     const runs: Array<Promise<void>> = [];
     for (const [id, engine] of this.engines) {
-      const due = all ? engine.changes > 0 : saveDue(engine);
-      if (due && engine.graphComplete) runs.push(this.save(id, engine));
+      const due = all ? engine.changes - engine.waiting > 0 : saveDue(engine);
+      if (due && engine.canSave) runs.push(this.save(id, engine));
     }
     await Promise.all(runs);
   }
@@ -73,7 +83,8 @@ export class VectorRuntime {
     const running = this.saving.get(id);
     if (running) return running;
     const started = performance.now();
-    const points = engine.size;
+    // What the save holds: points still waiting beside the graph are left out of it.
+    const points = engine.size - engine.waiting;
     const pending = this.saves.save(id, engine, this.store.writeSeq(id));
     // The save's synchronous start (the keys copied, the graph held); its writes then run in the thread pool.
     const blockedMs = Math.round(performance.now() - started);
@@ -93,6 +104,8 @@ export class VectorRuntime {
         this.saving.delete(id);
         // The index was deleted while its save was on the way to disk.
         if (this.engines.get(id) !== engine) this.saves.remove(id);
+        // Points upserted during the write waited beside the held graph.
+        else this.build(id, engine);
       });
     this.saving.set(id, run);
     return run;
@@ -106,6 +119,10 @@ export class VectorRuntime {
     this.readyTimers.clear();
     clearInterval(this.countTimer);
     await Promise.all(this.saving.values());
+    // Requests have stopped: finish the graphs so the next start loads them whole (green at once). A
+    // stop cut short by SIGKILL (the CLI waits 10 s) loses no point: the next start reinserts what the
+    // last save lacks from SQLite.
+    if (!this.ctx.config.vector.pauseGraphBuild) for (const engine of this.engines.values()) engine.buildGraph(Infinity);
     await this.saveGraphs(true);
     this.engines.clear();
   }
@@ -139,7 +156,7 @@ export class VectorRuntime {
   }
 
   private newEngine(row: IndexRow): IndexEngine {
-    return new IndexEngine(
+    const engine: IndexEngine = new IndexEngine(
       {
         id: row.id,
         dims: row.dimensions,
@@ -147,17 +164,39 @@ export class VectorRuntime {
         quantization: row.q_kind,
         quantile: row.q_quantile ? Number(row.q_quantile) : undefined,
         payloadOnDisk: Boolean(row.payload_on_disk),
+        // Acknowledged writes are committed and searchable (exactly) at once; the graph catches up here.
+        buildInBackground: true,
+        onPending: () => this.build(row.id, engine),
       },
       this.store,
       // The planner settings are a subset of the area config.
       this.ctx.config.vector,
     );
+    return engine;
+  }
+
+  /**
+   * Builds an engine's graph in slices of about BUILD_SLICE_MS until nothing is left that can be
+   * inserted now (a save holding the graph resumes it when it ends), then saves it if due.
+   */
+  private build(id: string, engine: IndexEngine): void {
+    if (this.building.has(engine) || this.ctx.config.vector.pauseGraphBuild) return;
+    this.building.add(engine);
+    const step = () => {
+      // stop() and drop() unregister the engine, which ends its build.
+      if (this.engines.get(id) !== engine) return void this.building.delete(engine);
+      if (engine.buildGraph(BUILD_SLICE_MS)) return void setImmediate(step);
+      this.building.delete(engine);
+      if (engine.graphComplete && saveDue(engine)) void this.save(id, engine);
+    };
+    // After the current request: its acknowledgement goes out before the first slice.
+    setImmediate(step);
   }
 
   /**
    * The engine of a ready index, loaded on first use after a start: keys and payloads at once,
    * the graph from its save when there is one, and what the save lacks in slices of about
-   * FILL_SLICE_MS between which the event loop runs, so a large index neither blocks the daemon
+   * BUILD_SLICE_MS between which the event loop runs, so a large index neither blocks the daemon
    * nor answers from a partial graph (the engine scans exactly until its graph is whole).
    */
   engine(row: IndexRow): IndexEngine {
@@ -165,13 +204,7 @@ export class VectorRuntime {
     if (existing) return existing;
     const engine = this.loadEngine(row);
     this.engines.set(row.id, engine);
-    const fill = () => {
-      // stop() and drop() unregister the engine, which ends its fill.
-      if (this.engines.get(row.id) !== engine) return;
-      if (engine.fillGraph(FILL_SLICE_MS)) setImmediate(fill);
-      else if (saveDue(engine)) void this.save(row.id, engine);
-    };
-    fill();
+    this.build(row.id, engine);
     return engine;
   }
 
@@ -209,6 +242,8 @@ export class VectorRuntime {
   drop(id: string): void {
     clearTimeout(this.readyTimers.get(id));
     this.readyTimers.delete(id);
+    const engine = this.engines.get(id);
+    if (engine) this.building.delete(engine);
     this.engines.delete(id);
     this.saves.remove(id);
   }

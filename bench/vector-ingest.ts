@@ -1,0 +1,222 @@
+/**
+ * Vector ingestion benchmark (issue 26): acknowledged upserts per second at 768 dimensions with 8
+ * concurrent clients sending batches of 256 points to a spawned daemon over HTTP, the p50 of
+ * searches sent meanwhile, the search p50 right after the last acknowledgement, whether every
+ * acknowledged point is found at once, and recall@10 once the graph is whole.
+ *
+ * Bodies are serialized before the clock starts, so the clients' own JSON work does not compete
+ * with the daemon for the machine's cores. `--ingest-baseline <dist/daemon/main.js>` runs the same
+ * load against another build (the code before the change) in the same run, for the ratio.
+ *
+ * Run: npx tsx bench/vector-ingest.ts [--ingest-points 16384] [--ingest-baseline /path/dist/daemon/main.js]
+ *      [--ingest-recall 1] (waits for the graph to be whole and measures recall@10 and p50 there)
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { benchLogin, percentile, startDaemonProcess, stopDaemonProcess, type Row } from './lib.js';
+import { bruteForce, dataset } from './vector.js';
+
+const arg = (name: string, d: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1]! : d;
+};
+
+const DIMS = 768;
+const CLIENTS = 8;
+const BATCH = 256;
+const K = 10;
+
+interface IngestFigures {
+  pointsPerSec: number;
+  searchesDuring: number;
+  searchP50During: number;
+  searchP99During: number;
+  /** GET /healthz meanwhile: what the event loop alone makes a request wait. */
+  floorP50During: number;
+  searchP50After: number;
+  /** Share of acknowledged points that the first search for each finds (top 1 by its own vector). */
+  foundAtOnce: number;
+  recall?: number;
+  graphP50?: number;
+  buildS?: number;
+}
+
+async function measure(main: string | undefined, n: number, withRecall: boolean, log: (s: string) => void): Promise<IngestFigures> {
+  const nq = 100;
+  const { base, queries } = dataset(n, nq, DIMS, 11);
+  const row = (data: Float32Array, i: number) => Array.from(data.subarray(i * DIMS, (i + 1) * DIMS));
+  const bodies: string[] = [];
+  for (let b = 0; b < n; b += BATCH) {
+    const points = [];
+    for (let i = b; i < Math.min(n, b + BATCH); i++) points.push({ id: i, vector: row(base, i), payload: { group: i % 10 } });
+    bodies.push(JSON.stringify({ points }));
+  }
+  const queryBodies = Array.from({ length: nq }, (_, i) => JSON.stringify({ vector: row(queries, i), top_k: K, with_payload: false }));
+
+  const home = mkdtempSync(join(tmpdir(), 'platform-bench-vector-ingest-'));
+  const d = await startDaemonProcess(home, { PLATFORM_VECTOR_READY_DELAY_MS: '0' }, ...(main ? [main] : []));
+  try {
+    const token = await benchLogin(d.url);
+    const call = async (method: string, path: string, body?: string) => {
+      const r = await fetch(d.url + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
+      const text = await r.text();
+      if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${text.slice(0, 200)}`);
+      return JSON.parse(text);
+    };
+    const project = (await call('GET', '/v1/projects')).projects.find((p: { slug: string }) => p.slug === 'default').id;
+    const idx = `/v1/projects/${project}/indexes`;
+    await call('POST', idx, JSON.stringify({ name: 'ingest', dimensions: DIMS, distance: 'cosine' }));
+    while (!(await call('GET', `${idx}/ingest`)).index.ready) await new Promise((r) => setTimeout(r, 5));
+    // A first small batch, so every build has its graph and the timing below is of steady ingestion.
+    const query = (i: number) => call('POST', `${idx}/ingest:query`, queryBodies[i % nq]);
+    await query(0);
+
+    let next = 0;
+    let ingesting = true;
+    const during: number[] = [];
+    const searcher = (async () => {
+      for (let i = 0; ingesting; i++) {
+        const t = performance.now();
+        await query(i);
+        during.push(performance.now() - t);
+        // Searches arrive as a user's would, not back to back: about 50 a second.
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    // The floor in the same moments: a request with no work behind it waits only for the event loop.
+    const floor: number[] = [];
+    const floorer = (async () => {
+      while (ingesting) {
+        const t = performance.now();
+        await fetch(`${d.url}/healthz`).then((r) => r.text());
+        floor.push(performance.now() - t);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        for (let b = next++; b < bodies.length; b = next++) await call('POST', `${idx}/ingest:upsert`, bodies[b]);
+      }),
+    );
+    const ingestS = (performance.now() - t0) / 1000;
+    ingesting = false;
+    await Promise.all([searcher, floorer]);
+    log(`  ${n} points acknowledged in ${ingestS.toFixed(1)} s`);
+
+    // Right after the last acknowledgement: searches while the graph may still be behind.
+    const after: number[] = [];
+    let found = 0;
+    const probes = 50;
+    for (let i = 0; i < probes; i++) {
+      const id = Math.floor((i * n) / probes);
+      const t = performance.now();
+      const r = await call('POST', `${idx}/ingest:query`, JSON.stringify({ vector: row(base, id), top_k: 1, with_payload: false }));
+      after.push(performance.now() - t);
+      if (r.results[0]?.id === id) found++;
+    }
+    const figures: IngestFigures = {
+      pointsPerSec: n / ingestS,
+      searchesDuring: during.length,
+      searchP50During: percentile(during, 50),
+      searchP99During: percentile(during, 99),
+      floorP50During: percentile(floor, 50),
+      searchP50After: percentile(after, 50),
+      foundAtOnce: found / probes,
+    };
+    if (withRecall) {
+      const tb = performance.now();
+      while ((await call('GET', `${idx}/ingest`)).index.collection_status !== 'green') await new Promise((r) => setTimeout(r, 200));
+      figures.buildS = ingestS + (performance.now() - tb) / 1000;
+      const lat: number[] = [];
+      let hits = 0;
+      for (let i = 0; i < nq; i++) {
+        const t = performance.now();
+        const r = await query(i);
+        lat.push(performance.now() - t);
+        const want = new Set(bruteForce(base, DIMS, queries.subarray(i * DIMS, (i + 1) * DIMS)));
+        hits += r.results.filter((x: { id: number }) => want.has(x.id)).length;
+      }
+      figures.recall = hits / (K * nq);
+      figures.graphP50 = percentile(lat, 50);
+    }
+    return figures;
+  } finally {
+    await stopDaemonProcess(d.pid);
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+const f = (x: number, d = 2) => x.toFixed(d);
+
+export async function vectorIngestBench(): Promise<Row[]> {
+  const n = Number(arg('ingest-points', process.env.BENCH_VECTOR_INGEST_POINTS ?? '16384'));
+  const baselineMain = arg('ingest-baseline', process.env.BENCH_VECTOR_INGEST_BASELINE ?? '');
+  const withRecall = arg('ingest-recall', '1') !== '0';
+  const log = (s: string) => process.stderr.write(s + '\n');
+  log(`vector ingest: ${n} x ${DIMS} points, ${CLIENTS} clients, batches of ${BATCH}`);
+  const now = await measure(undefined, n, withRecall, log);
+  let before: IngestFigures | undefined;
+  if (baselineMain) {
+    log(`vector ingest: the same load against ${baselineMain}`);
+    before = await measure(baselineMain, n, false, log);
+  }
+  const tag = `vector ingest ${n / 1000}k x ${DIMS}d, ${CLIENTS} clients x ${BATCH}`;
+  const base = (x: (b: IngestFigures) => string) => (before ? x(before) : 'no baseline run (--ingest-baseline)');
+  const rows: Row[] = [
+    {
+      bench: tag,
+      metric: 'acknowledged upserts points/s',
+      value: f(now.pointsPerSec, 0),
+      baseline: base((b) => f(b.pointsPerSec, 0)),
+      ratio: before ? `${f(now.pointsPerSec / before.pointsPerSec, 1)}x` : '',
+      goal: '>= 5000',
+    },
+    {
+      bench: tag,
+      metric: `search p50 / p99 while ingesting (${now.searchesDuring} searches)`,
+      value: `${f(now.searchP50During)} / ${f(now.searchP99During)} ms`,
+      baseline: base((b) => `${f(b.searchP50During)} / ${f(b.searchP99During)} ms`),
+      ratio: before ? `${f(before.searchP50During / now.searchP50During, 1)}x faster p50` : '',
+      goal: 'p50 < 10 ms',
+    },
+    {
+      bench: tag,
+      metric: 'GET /healthz p50 while ingesting (the event loop alone)',
+      value: `${f(now.floorP50During)} ms`,
+      baseline: base((b) => `${f(b.floorP50During)} ms`),
+      ratio: before ? `${f(before.floorP50During / now.floorP50During, 1)}x faster` : '',
+    },
+    {
+      bench: tag,
+      metric: 'search p50 right after the last acknowledgement',
+      value: `${f(now.searchP50After)} ms`,
+      baseline: base((b) => `${f(b.searchP50After)} ms`),
+      ratio: before ? `${f(before.searchP50After / now.searchP50After, 1)}x faster` : '',
+    },
+    {
+      bench: tag,
+      metric: 'acknowledged points found by the next search',
+      value: f(now.foundAtOnce, 2),
+      baseline: base((b) => f(b.foundAtOnce, 2)),
+      goal: '1.00',
+    },
+  ];
+  if (now.recall !== undefined) {
+    rows.push({
+      bench: tag,
+      metric: 'recall@10, p50 once the graph is whole (ingest + build)',
+      value: `${f(now.recall, 4)}, ${f(now.graphP50!)} ms (${f(now.buildS!, 1)} s)`,
+      goal: '>= 0.99, p50 < 5 ms',
+    });
+  }
+  return rows;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const { printTable } = await import('./lib.js');
+  printTable(await vectorIngestBench());
+}

@@ -1,0 +1,195 @@
+import type { IncomingMessage } from 'node:http';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { ApiError, badRequest } from '../../http/errors.js';
+import { MAX_JSON_DEPTH, parseJsonBody, readBody } from '../../http/body.js';
+import { parseInput } from '../../http/validate.js';
+import type { UpsertBody } from '../../../api/vector.js';
+import type { z } from 'zod';
+
+/** One point of an upsert as the engine takes it: vectors as float32 (or the raw numbers of a bad one). */
+export interface UpsertPoint {
+  id?: unknown;
+  vector: ArrayLike<number>;
+  payload?: Record<string, unknown> | null;
+}
+
+/**
+ * Upsert bodies off the event loop. A batch of 256 points at 768 dimensions is about 4 MB of JSON:
+ * the depth check, JSON.parse and the schema's per-number checks took about 220 ms of the event
+ * loop per batch here, which alone capped acknowledgements near 1,100 points/s and made every
+ * search wait behind them. A worker thread does all three for the shape every client sends
+ * ({points: [{id, vector, payload}]}) and hands back one float32 array per batch (transferred,
+ * not copied). Anything else, including every body that is wrong, comes back unparsed and takes
+ * the router's ordinary path on the event loop, so errors keep their exact messages.
+ *
+ * The worker's code is inline (eval), as the checkpointer's, so the daemon bundle needs no file.
+ */
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const F32_MAX = 3.4028234663852886e38;
+const MAX_SQUARED_NORM = F32_MAX / 4;
+const POINT_KEYS = new Set(['id', 'vector', 'payload']);
+const { isAscii } = require('node:buffer');
+/** Nesting depth of a parsed value, without recursion (objects and arrays count one level each). */
+function depthOf(root, limit) {
+  let max = 0;
+  const stack = [[root, 1]];
+  while (stack.length) {
+    const [v, d] = stack.pop();
+    if (typeof v !== 'object' || v === null) continue;
+    if (d > max && (max = d) > limit) return max;
+    for (const k in v) stack.push([v[k], d + 1]);
+  }
+  return max;
+}
+const plain = (o) => typeof o === 'object' && o !== null && !Array.isArray(o);
+function parse(bytes, maxPoints) {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // Numbers are ASCII: decoding such a body byte for byte is a copy, not a UTF-8 decode.
+  const text = buf.toString(isAscii(buf) ? 'latin1' : 'utf8');
+  let body;
+  // V8 parses JSON without recursion, so a deep body fails here at worst; the depth limit of the
+  // ordinary path is checked on the payloads below (the rest of this shape is 4 levels deep).
+  try { body = JSON.parse(text); } catch { return undefined; }
+  if (!plain(body)) return undefined;
+  const keys = Object.keys(body);
+  if (keys.length !== 1 || keys[0] !== 'points') return undefined;
+  const points = body.points;
+  if (!Array.isArray(points) || points.length < 1 || points.length > maxPoints) return undefined;
+  let total = 0;
+  for (const p of points) {
+    if (!plain(p)) return undefined;
+    for (const k in p) if (!POINT_KEYS.has(k)) return undefined;
+    if (!Array.isArray(p.vector)) return undefined;
+    // An id that is an object or array is refused by the ordinary path (with its own messages).
+    if (typeof p.id === 'object' && p.id !== null) return undefined;
+    for (const x of p.vector) if (typeof x !== 'number') return undefined;
+    if (p.payload !== undefined && p.payload !== null) {
+      if (!plain(p.payload) || 3 + depthOf(p.payload, workerData.maxDepth) > workerData.maxDepth) return undefined;
+    }
+    total += p.vector.length;
+  }
+  const vectors = new Float32Array(total);
+  const lengths = new Int32Array(points.length);
+  const raw = [];
+  let o = 0;
+  points.forEach((p, i) => {
+    const v = p.vector;
+    let squared = 0, bad = false;
+    for (let j = 0; j < v.length; j++) {
+      const x = v[j];
+      if (Math.abs(x) > F32_MAX) bad = true;
+      squared += x * x;
+      vectors[o + j] = x;
+    }
+    // Out of range: the event loop reruns the full check on the numbers as sent, for its message.
+    if (bad || !(squared <= MAX_SQUARED_NORM)) raw[i] = v;
+    lengths[i] = v.length;
+    o += v.length;
+  });
+  return { ids: points.map((p) => p.id), payloads: points.map((p) => p.payload), vectors, lengths, raw };
+}
+parentPort.on('message', ({ seq, bytes, maxPoints }) => {
+  let parsed;
+  try { parsed = parse(bytes, maxPoints); } catch { parsed = undefined; }
+  if (!parsed) return parentPort.postMessage({ seq, bytes }, [bytes.buffer]);
+  parentPort.postMessage({ seq, parsed }, [parsed.vectors.buffer]);
+});
+`;
+
+interface Parsed {
+  ids: unknown[];
+  payloads: Array<Record<string, unknown> | null | undefined>;
+  vectors: Float32Array;
+  lengths: Int32Array;
+  raw: Array<number[] | undefined>;
+}
+type Reply = { seq: number; parsed: Parsed } | { seq: number; bytes: Uint8Array } | { seq: number; failed: true };
+
+/** A few worker threads parsing upsert bodies; a body goes to the one with the fewest in flight. */
+export class UpsertParsers {
+  private readonly workers: Array<{ worker: Worker; inFlight: number }> = [];
+  private readonly waiting = new Map<number, (r: Reply) => void>();
+  private seq = 0;
+  private broken = false;
+
+  constructor(private readonly size = Math.max(1, Math.min(4, availableParallelism()))) {}
+
+  private pick(): { worker: Worker; inFlight: number } | undefined {
+    if (this.broken) return undefined;
+    if (this.workers.length < this.size) {
+      try {
+        const worker = new Worker(WORKER, { eval: true, workerData: { maxDepth: MAX_JSON_DEPTH } });
+        worker.unref();
+        const entry = { worker, inFlight: 0 };
+        worker.on('message', (r: Reply) => {
+          entry.inFlight--;
+          const done = this.waiting.get(r.seq);
+          this.waiting.delete(r.seq);
+          done?.(r);
+        });
+        // A dead worker must not strand requests: they are answered unparsed, and no worker is used again.
+        worker.on('error', () => this.fail());
+        worker.on('exit', () => this.fail());
+        this.workers.push(entry);
+      } catch {
+        this.broken = true;
+        return undefined;
+      }
+    }
+    return this.workers.reduce((a, b) => (b.inFlight < a.inFlight ? b : a));
+  }
+
+  private fail(): void {
+    if (this.broken) return;
+    this.broken = true;
+    for (const w of this.workers) void w.worker.terminate();
+    const pending = [...this.waiting.values()];
+    this.waiting.clear();
+    // Their bodies moved to the dead worker: the callers are told to retry.
+    for (const done of pending) done({ seq: -1, failed: true });
+  }
+
+  /**
+   * Parses an upsert body: the worker's float32 batch when it has the ordinary shape, else the
+   * router's own depth check, JSON.parse and schema on the event loop (the same 400s as any route).
+   */
+  async parse(req: IncomingMessage, limit: number, schema: z.ZodType<UpsertBody>, maxPoints: number): Promise<{ points: UpsertPoint[] }> {
+    const raw = await readBody(req, limit);
+    const ordinary = (bytes = raw) => parseInput(schema, bytes.length === 0 ? {} : parseJsonBody(bytes), 'body');
+    if (raw.length === 0) return ordinary();
+    const type = String(req.headers['content-type'] ?? 'application/json');
+    if (!/^application\/(.+\+)?json\b/i.test(type) && !/^text\/plain\b/i.test(type)) {
+      throw badRequest(`invalid JSON: content type ${type.split(';')[0]} is not application/json`);
+    }
+    const entry = this.pick();
+    if (!entry) return ordinary();
+    const seq = this.seq++;
+    // The body's memory moves to the worker when it owns it whole (a large body does), else a copy;
+    // a body the worker does not take comes back for the ordinary path.
+    const owned = raw.byteOffset === 0 && raw.buffer.byteLength === raw.byteLength;
+    const bytes = owned ? new Uint8Array(raw.buffer, 0, raw.byteLength) : new Uint8Array(raw);
+    const reply = await new Promise<Reply>((resolve) => {
+      this.waiting.set(seq, resolve);
+      entry.inFlight++;
+      entry.worker.postMessage({ seq, bytes, maxPoints }, [bytes.buffer as ArrayBuffer]);
+    });
+    if ('failed' in reply) throw new ApiError(503, 'upsert parser stopped: retry the request');
+    if (!('parsed' in reply)) return ordinary(Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength));
+    const { ids, payloads, vectors, lengths, raw: unchecked } = reply.parsed;
+    const points: UpsertPoint[] = [];
+    let o = 0;
+    for (let i = 0; i < lengths.length; i++) {
+      const n = lengths[i]!;
+      points.push({ id: ids[i], vector: unchecked[i] ?? vectors.subarray(o, o + n), payload: payloads[i] });
+      o += n;
+    }
+    return { points };
+  }
+
+  async stop(): Promise<void> {
+    this.broken = true;
+    await Promise.all(this.workers.map((w) => w.worker.terminate()));
+  }
+}

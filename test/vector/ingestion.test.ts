@@ -1,0 +1,145 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loginToken, spawnDaemonProcess, type DaemonProcess } from '../helpers/daemon-process.js';
+import type { TestDaemon } from '../helpers/daemon.js';
+import { clustered, idx, readyIndex, ref, startVectorDaemon, waitFor } from './helpers.js';
+
+/** Ids of the exact top `k` by cosine among `points`, for a query. */
+const exactTop = (points: Map<number, number[]>, q: number[], k: number) =>
+  [...points]
+    .map(([id, v]) => ({ id, s: ref.cosine(v, q) }))
+    .sort((a, b) => b.s - a.s)
+    .slice(0, k)
+    .map((x) => x.id);
+
+describe('acknowledged points are searchable at once while the graph builds (issue 26)', () => {
+  let d: TestDaemon;
+  let token: string;
+  let project: string;
+  beforeAll(async () => {
+    // The test hook holds the builder: every upserted point stays beside the graph.
+    d = await startVectorDaemon({ exactMaxPoints: 0, pauseGraphBuild: true });
+    token = await d.adminToken();
+    project = (d.db.prepare(`SELECT id FROM acct_projects WHERE slug = 'default'`).get() as { id: string }).id;
+  });
+  afterAll(() => d.close());
+
+  const api = (name: string, verb: string, body: unknown) => d.api('POST', `${idx(project, name)}:${verb}`, { token, body });
+
+  it('each acknowledged batch is found by the very next search, filtered or not, and deletes apply at once', async () => {
+    const DIMS = 32;
+    await readyIndex(d, token, project, { name: 'tail', dimensions: DIMS, distance: 'cosine' });
+    const data = clustered(4 * 256, DIMS, 5);
+    const live = new Map<number, number[]>();
+    for (let b = 0; b < 4; b++) {
+      const points = data.slice(b * 256, (b + 1) * 256).map((vector, j) => ({ id: b * 256 + j, vector, payload: { batch: b } }));
+      const up = await api('tail', 'upsert', { points });
+      expect(up.status, up.text).toBe(200);
+      for (const p of points) live.set(p.id, p.vector);
+      const probe = points[17]!;
+      const q = await api('tail', 'query', { vector: probe.vector, top_k: 10 });
+      expect(q.body.results[0]).toMatchObject({ id: probe.id, score: expect.closeTo(1, 5), payload: { batch: b } });
+      expect(q.body.results.map((r: { id: number }) => r.id)).toEqual(exactTop(live, probe.vector, 10));
+      const filtered = await api('tail', 'query', { vector: probe.vector, top_k: 3, filter: { must: [{ key: 'batch', match: { value: b } }] } });
+      expect(filtered.body.results.map((r: { id: number }) => r.id)).toEqual(exactTop(new Map([...live].filter(([id]) => Math.floor(id / 256) === b)), probe.vector, 3));
+    }
+    // The graph has not taken a single point: the index says it is still building.
+    expect((await d.api('GET', idx(project, 'tail'), { token })).body.index.collection_status).toBe('yellow');
+    expect((await api('tail', 'delete-points', { ids: [17] })).status).toBe(200);
+    const gone = await api('tail', 'query', { vector: data[17], top_k: 1 });
+    expect(gone.body.results[0].id).not.toBe(17);
+  });
+
+  it('an upsert body with a bad point is refused whole, with the message of the ordinary path', async () => {
+    await readyIndex(d, token, project, { name: 'refused', dimensions: 3 });
+    const cases: Array<[unknown, RegExp]> = [
+      [{ points: [{ id: 1, vector: [1, 2, 3] }, { id: 2, vector: [1e39, 0, 0] }] }, /invalid point 1: component 0 \(1e\+39\) is outside the float32 range/],
+      [{ points: [{ id: 1, vector: [1, 2, 3] }, { id: 2, vector: [1, 2] }] }, /wrong dimensions for point 1: expected 3, got 2/],
+      [{ points: [{ id: 1, vector: [1, 2, 3], extra: true }] }, /unknown body field: points.0.extra/],
+      [{ points: [{ id: 1, vector: [1, 2, 3] }], more: 1 }, /unknown body field: more/],
+    ];
+    for (const [body, message] of cases) {
+      const r = await api('refused', 'upsert', body);
+      expect(r.status, String(message)).toBe(400);
+      expect(r.body.error).toMatch(message);
+    }
+    const bad = await d.api('POST', `${idx(project, 'refused')}:upsert`, { token, raw: '{"points": [', headers: { 'content-type': 'application/json' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/^invalid JSON/);
+    expect((await api('refused', 'scroll', {})).body.points).toEqual([]);
+  });
+});
+
+describe('kill -9 while the graph is building (spawned daemon)', () => {
+  const home = mkdtempSync(join(tmpdir(), 'platform-vector-ingest-kill-'));
+  let proc: DaemonProcess | undefined;
+  afterAll(async () => {
+    if (proc && proc.child.exitCode === null && proc.child.signalCode === null) {
+      proc.child.kill('SIGKILL');
+      await proc.exited;
+    }
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('every acknowledged point survives, is searchable after the restart, and the graph finishes with exact answers', { timeout: 120_000 }, async () => {
+    const DIMS = 64;
+    const N = 1500;
+    const data = clustered(N, DIMS, 9);
+    const live = new Map(data.map((v, id) => [id, v] as const));
+    const env = { PLATFORM_VECTOR_READY_DELAY_MS: '0', PLATFORM_VECTOR_EXACT_MAX_POINTS: '0' };
+    const call = async (p: DaemonProcess, token: string, method: string, path: string, body?: unknown) => {
+      const r = await fetch(p.url + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      return { status: r.status, body: (await r.json()) as any };
+    };
+    const kill = async (p: DaemonProcess) => {
+      p.child.kill('SIGKILL');
+      await p.exited;
+    };
+
+    // First life: the builder is held, so nothing of this index is in a graph when the process dies.
+    proc = await spawnDaemonProcess(home, { ...env, PLATFORM_VECTOR_TEST_PAUSE_GRAPH_BUILD: '1' });
+    let token = await loginToken(proc.url);
+    const project = (await call(proc, token, 'GET', '/v1/projects')).body.projects.find((p: { slug: string }) => p.slug === 'default').id as string;
+    const index = idx(project, 'crash');
+    expect((await call(proc, token, 'POST', idx(project), { name: 'crash', dimensions: DIMS })).status).toBe(201);
+    await waitFor(async () => (await call(proc!, token, 'GET', index)).body.index.ready === true);
+    for (let b = 0; b < N; b += 250) {
+      const up = await call(proc, token, 'POST', `${index}:upsert`, { points: data.slice(b, b + 250).map((vector, j) => ({ id: b + j, vector })) });
+      expect(up.status).toBe(200);
+    }
+    expect((await call(proc, token, 'POST', `${index}:query`, { vector: data[N - 1], top_k: 1 })).body.results[0].id).toBe(N - 1);
+    expect((await call(proc, token, 'GET', index)).body.index.collection_status).toBe('yellow');
+    await kill(proc);
+
+    // Second life: the graph really builds from SQLite; killed again before it is whole.
+    proc = await spawnDaemonProcess(home, env);
+    token = await loginToken(proc.url);
+    expect((await call(proc, token, 'GET', index)).body.index.collection_status).toBe('yellow');
+    const q = data[123]!;
+    expect((await call(proc, token, 'POST', `${index}:query`, { vector: q, top_k: 10 })).body.results.map((r: { id: number }) => r.id)).toEqual(exactTop(live, q, 10));
+    await kill(proc);
+
+    // Third life: all acknowledged points are there, found at once, and the graph finishes.
+    proc = await spawnDaemonProcess(home, env);
+    token = await loginToken(proc.url);
+    const ids: number[] = [];
+    let offset: number | undefined;
+    do {
+      const s = await call(proc, token, 'POST', `${index}:scroll`, { limit: 1000, ...(offset !== undefined ? { offset } : {}) });
+      ids.push(...s.body.points.map((p: { id: number }) => p.id));
+      offset = s.body.next_offset;
+    } while (offset !== undefined);
+    expect(ids).toEqual(Array.from({ length: N }, (_, i) => i));
+    await waitFor(async () => (await call(proc!, token, 'GET', index)).body.index.collection_status === 'green', 90_000);
+    let hits = 0;
+    for (let i = 0; i < N; i += 50) {
+      const r = await call(proc, token, 'POST', `${index}:query`, { vector: data[i], top_k: 10 });
+      expect(r.body.results[0].id).toBe(i);
+      const want = exactTop(live, data[i]!, 10);
+      hits += r.body.results.filter((x: { id: number }) => want.includes(x.id)).length;
+    }
+    expect(hits / ((N / 50) * 10)).toBeGreaterThanOrEqual(0.95);
+  });
+});
