@@ -366,7 +366,13 @@ export class CacheService {
       }
       return shorts.get(projectId)!;
     };
-    for (const stored of this.store.all()) {
+    const rows = this.store.all();
+    // `daemon status` counts the servers coming back (settled: up, or given up on with a message).
+    const tick = this.ctx.startup.track('caches', rows.filter((r) => r.state !== 'deleting').length);
+    for (const stored of rows) {
+      // One server at a time per turn of the event loop: spawning twenty blocks it for a while,
+      // and the daemon already answers requests (docs/decisions/speed-daemon.md).
+      await new Promise((resolve) => setImmediate(resolve));
       if (stored.state === 'deleting') {
         void this.finishDelete(stored);
         continue;
@@ -377,6 +383,7 @@ export class CacheService {
       } catch (e) {
         // A sealed secret store: the password cannot be read, so the server cannot be checked or started.
         this.store.setObserved(stored.id, stored.ever_ready ? 'degraded' : 'provisioning', `cannot read the instance password: ${(e as Error).message}`);
+        tick();
         continue;
       }
       this.store.setObserved(row.id, 'unknown', 'reconciling after a daemon start');
@@ -384,9 +391,10 @@ export class CacheService {
         this.writeFiles(row, shortOf(row.project_id));
       } catch (e) {
         this.store.setObserved(row.id, row.ever_ready ? 'degraded' : 'provisioning', `provisioning failed: ${(e as Error).message}`);
+        tick();
         continue;
       }
-      void this.supervisor.ensure(this.spec(row));
+      void this.supervisor.ensure(this.spec(row)).finally(tick);
     }
   }
 
