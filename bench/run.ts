@@ -13,9 +13,12 @@ import { sandboxBench } from './sandbox.js';
 import { sessionsBench } from './sessions.js';
 import { knowledgeBench } from './knowledge.js';
 import { remoteBench } from './remote.js';
+import { daemonSpeedBench } from './daemon-speed.js';
 
 const sections: Array<[string, () => Promise<Row[]>]> = [
   ['core', coreBench],
+  // Issue 26: daemon start (empty and seeded), RSS at rest and per area, invoke overhead vs the same instance.
+  ['daemon', daemonSpeedBench],
   ['agents', agentsBench],
   ['cache', cacheBench],
   ['messaging', messagingBench],
