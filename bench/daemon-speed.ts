@@ -6,6 +6,7 @@
  * build's daemon bundle to measure the same rows on it in the same run (before/after).
  */
 import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -150,6 +151,23 @@ export async function startRows(opts: { quick?: boolean } = {}): Promise<Row[]> 
   const rows: Row[] = [];
   const base = process.env.BENCH_BASE_DAEMON;
   const n = opts.quick ? 3 : 5;
+  // Floors in the same run: node starting and exiting, and node answering one HTTP request.
+  const floor = async (script: string) => {
+    const xs: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t = performance.now();
+      await new Promise<void>((resolve, reject) => {
+        const c = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+        c.once('exit', () => resolve());
+        c.once('error', reject);
+      });
+      xs.push(performance.now() - t);
+    }
+    return median(xs);
+  };
+  const nodeFloor = await floor('0');
+  const httpFloor = await floor("const s=require('http').createServer((q,r)=>r.end('ok')).listen(0,'127.0.0.1',()=>fetch('http://127.0.0.1:'+s.address().port+'/').then(r=>r.text()).then(()=>process.exit(0)))");
+  rows.push({ bench: 'daemon', metric: 'floor: node -e 0 / node listening and answering one fetch', value: `${ms(nodeFloor)} / ${ms(httpFloor)}` });
   const empty = mkdtempSync(join(tmpdir(), 'platform-bench-start-'));
   const first = await startDaemonProcess(empty);
   await stopDaemon(first.pid);
@@ -190,6 +208,12 @@ function instanceOf(home: string, name: string): { port: number; secret: string 
   }
 }
 
+/** CPU time (user + system) a process has used so far, in ms (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
 /** Latencies of `total` calls made by `callers` concurrent callers. */
 async function concurrent(callers: number, total: number, call: () => Promise<void>): Promise<number[]> {
   const out: number[] = [];
@@ -205,10 +229,10 @@ async function concurrent(callers: number, total: number, call: () => Promise<vo
 }
 
 /** Invoke overhead and RSS: warm invoke with a session token through the daemon vs the same instance directly. */
-export async function invokeRows(opts: { quick?: boolean } = {}): Promise<Row[]> {
+export async function invokeRows(opts: { quick?: boolean; main?: string; label?: string } = {}): Promise<Row[]> {
   const rows: Row[] = [];
   const home = mkdtempSync(join(tmpdir(), 'platform-bench-invoke-'));
-  const d = await startDaemonProcess(home, { PLATFORM_SCALE_TO_ZERO_SECONDS: '600' });
+  const d = await startDaemonProcess(home, { PLATFORM_SCALE_TO_ZERO_SECONDS: '600' }, opts.main);
   try {
     await sleep(2_000);
     const rest = rssMiB(d.pid);
@@ -267,6 +291,12 @@ export async function invokeRows(opts: { quick?: boolean } = {}): Promise<Row[]>
         b.push(...(await concurrent(callers, per / 5, viaDaemon)));
       }
       const [a50, a99, b50, b99] = [percentile(a, 50), percentile(a, 99), percentile(b, 50), percentile(b, 99)];
+      // The daemon's own CPU per invoke: what it adds on an idle machine, whatever the load here.
+      const cpu0 = cpuMs(d.pid);
+      const n = opts.quick ? 400 : 2000;
+      await concurrent(callers, n, viaDaemon);
+      const cpuPer = ((cpuMs(d.pid) - cpu0) / n) * 1000;
+      rows.push({ bench: 'daemon', metric: `daemon CPU per warm invoke, ${callers} caller${callers > 1 ? 's' : ''}`, value: `${cpuPer.toFixed(0)} µs` });
       rows.push({ bench: 'daemon', metric: `warm invoke overhead p50, ${callers} caller${callers > 1 ? 's' : ''} (daemon vs same instance)`, value: `+${ms(b50 - a50)}`, baseline: `direct ${ms(a50)}, daemon ${ms(b50)}`, goal: '<= +1 ms' });
       rows.push({ bench: 'daemon', metric: `warm invoke overhead p99, ${callers} caller${callers > 1 ? 's' : ''} (daemon vs same instance)`, value: `+${ms(b99 - a99)}`, baseline: `direct ${ms(a99)}, daemon ${ms(b99)}`, goal: '<= +3 ms' });
     }
@@ -276,10 +306,11 @@ export async function invokeRows(opts: { quick?: boolean } = {}): Promise<Row[]>
     await stopDaemon(d.pid);
     rmSync(home, { recursive: true, force: true });
   }
-  return rows;
+  return opts.label ? rows.map((r) => ({ ...r, metric: `${r.metric} ${opts.label}` })) : rows;
 }
 
 export async function daemonSpeedBench(): Promise<Row[]> {
   const quick = process.argv.includes('--quick');
-  return [...(await startRows({ quick })), ...(await invokeRows({ quick }))];
+  const base = process.env.BENCH_BASE_DAEMON;
+  return [...(await startRows({ quick })), ...(await invokeRows({ quick })), ...(base ? await invokeRows({ quick, main: base, label: '(before)' }) : [])];
 }
