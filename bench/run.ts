@@ -15,9 +15,12 @@ import { knowledgeBench } from './knowledge.js';
 import { remoteBench } from './remote.js';
 import { devBench } from './dev.js';
 import { statusBench } from './status.js';
+import { daemonSpeedBench } from './daemon-speed.js';
 
 const sections: Array<[string, () => Promise<Row[]>]> = [
   ['core', coreBench],
+  // Issue 26: daemon start (empty and seeded), RSS at rest and per area, invoke overhead vs the same instance.
+  ['daemon', daemonSpeedBench],
   ['agents', agentsBench],
   ['cache', cacheBench],
   ['messaging', messagingBench],

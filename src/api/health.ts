@@ -9,7 +9,25 @@ export type HealthDependency = z.infer<typeof HealthDependency>;
  * The daemon's one `GET /healthz`: liveness (spec 1) and the messaging health of spec 3 §4.3
  * (status and dependencies), which share the base URL locally. 503 when a critical one is down.
  */
-export const Health = z.object({ status: z.enum(['ok', 'degraded']), version: z.string(), dependencies: z.record(z.string(), HealthDependency) });
+/**
+ * The daemon's start after it listens: areas started so far and workloads coming back per kind
+ * (docs/decisions/speed-daemon.md). `done` once every area has started and every workload settled.
+ */
+export const Reconciliation = z.object({
+  state: z.enum(['reconciling', 'done', 'failed']),
+  areas: z.object({ started: z.number().int(), total: z.number().int() }),
+  workloads: z.record(z.string(), z.object({ done: z.number().int(), total: z.number().int() })),
+  areas_started_ms: z.number().int().optional(),
+  errors: z.record(z.string(), z.string()).optional(),
+});
+export type Reconciliation = z.infer<typeof Reconciliation>;
+
+export const Health = z.object({
+  status: z.enum(['ok', 'degraded']),
+  version: z.string(),
+  dependencies: z.record(z.string(), HealthDependency),
+  reconciliation: Reconciliation.optional(),
+});
 
 export const healthRoutes = {
   healthz: route({

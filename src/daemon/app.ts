@@ -26,6 +26,7 @@ import { newRequestId } from './ids.js';
 import { arrivedOnSandboxListener } from './services/sandbox/listener.js';
 import { applyForwardedHeaders, clientAddressOf, trustedProxies } from './http/client-address.js';
 import type { AccessLog } from './http/access-log.js';
+import { Startup } from './startup.js';
 
 export interface AppDeps {
   db: Db;
@@ -69,13 +70,23 @@ export function createApp(deps: AppDeps): App {
     sessions,
     log,
     hooks: emptyHooks(),
+    startup: new Startup(),
   };
   const router = new Router();
   router.projectGate = (principal, ref) => gateProject(ctx, principal, ref);
+  // Host and path routes are hooks, not router routes: remembered per area for the start gate.
+  const areaOfHook = new WeakMap<object, string>();
   for (const area of deps.areas) {
     if (area.migrations) migrate(deps.db, area.name, area.migrations);
+    const [hosts, paths] = [ctx.hooks.hostRoutes.length, ctx.hooks.pathRoutes.length];
+    router.registering = area.name;
     area.register(router, ctx);
+    for (const h of [...ctx.hooks.hostRoutes.slice(hosts), ...ctx.hooks.pathRoutes.slice(paths)]) areaOfHook.set(h, area.name);
   }
+  router.registering = undefined;
+  const starting = deps.areas.filter((a) => a.start);
+  ctx.startup.expect(starting.map((a) => a.name));
+  const { startup } = ctx;
   const credentials = new CredentialResolver(deps.db, sessions, clock);
   const buckets = new TokenBuckets(deps.config.rateLimit, clock);
   // Areas with a limit of their own (spec 2 §8: serverless) take from their bucket as well.
@@ -136,6 +147,8 @@ export function createApp(deps: AppDeps): App {
         const url = requestTarget(req.url);
         const { route, params } = router.match(req.method ?? 'GET', url.pathname, 'sandbox');
         seen.route = route.contract.path;
+        const starting = startup.pending(route.area);
+        if (starting) await starting;
         return await router.run(route, params, { requestId, ip, req, res }, url);
       }
       // Workload public addresses are routed by Host before any path matching (DESIGN.md).
@@ -143,6 +156,8 @@ export function createApp(deps: AppDeps): App {
       const internal = arrivedOnInternalListener(req);
       const hosted = internal ? undefined : ctx.hooks.hostRoutes.find((h) => h.matches(String(req.headers.host ?? '')));
       if (hosted) seen.route = hosted.ownEdge ? '(gateway address)' : '(workload address)';
+      const hostedStarting = hosted && startup.pending(areaOfHook.get(hosted));
+      if (hostedStarting) await hostedStarting;
       if (hosted?.ownEdge) return await hosted.serve({ requestId, ip, req, res });
       if (hosted) {
         const principal = await resolve();
@@ -154,6 +169,8 @@ export function createApp(deps: AppDeps): App {
       const byPath = ctx.hooks.pathRoutes.find((p) => p.matches(url.pathname));
       if (byPath) {
         seen.route = '(path route)';
+        const pathStarting = startup.pending(areaOfHook.get(byPath));
+        if (pathStarting) await pathStarting;
         // Workloads on the internal listener are inside the platform: no per-caller rate limit there.
         const wait = internal ? 0 : buckets.take(`ip:${ip}`);
         if (wait > 0) throw tooMany('rate limit exceeded: slow down and retry after the time in Retry-After', wait);
@@ -168,6 +185,9 @@ export function createApp(deps: AppDeps): App {
         const wait = Math.max(buckets.take(key), route.contract.rateLimit ? areaBucket(route.contract.rateLimit).take(key) : 0);
         if (wait > 0) throw tooMany('rate limit exceeded: slow down and retry after the time in Retry-After', wait);
       }
+      // Await only while the area is still starting: once started, no promise per request.
+      const starting = startup.pending(route.area);
+      if (starting) await starting;
       await router.run(route, params, { requestId, ip, principal, req, res }, url);
     } catch (err) {
       try {
@@ -180,16 +200,38 @@ export function createApp(deps: AppDeps): App {
     }
   };
 
+  let startRun: Promise<void> | undefined;
+  let stopping = false;
+  const begun = new Set<Area>();
   return {
     handler,
     router,
     ctx,
-    async start() {
-      for (const area of deps.areas) await area.start?.(ctx);
+    start() {
+      startRun ??= (async () => {
+        for (const area of starting) {
+          // Requests that arrived meanwhile (the CLI's first /healthz) are answered between two areas.
+          await new Promise((resolve) => setImmediate(resolve));
+          // A stop during the start: the areas not started yet never start (nothing to stop then).
+          if (stopping) return;
+          begun.add(area);
+          try {
+            await area.start!(ctx);
+          } catch (e) {
+            startup.failed(area.name, e as Error);
+            throw e;
+          }
+          startup.started(area.name);
+        }
+      })();
+      return startRun;
     },
     async stop() {
+      stopping = true;
+      await startRun?.catch(() => undefined);
       // One area failing to stop must not leave the next ones (workloads, cache servers) running.
       for (const area of [...deps.areas].reverse()) {
+        if (area.start && !begun.has(area)) continue;
         try {
           await area.stop?.();
         } catch (e) {

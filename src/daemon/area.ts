@@ -10,6 +10,7 @@ import type { Principal } from './services/auth/principal.js';
 import type { SearchKind } from '../api/search.js';
 import type { MetricsReader } from './metrics/daemon-metrics.js';
 import type { WorkloadKind } from './metrics/gauges.js';
+import type { Startup } from './startup.js';
 
 /** Shared services every area receives; areas never reach into each other's stores. */
 export interface AreaContext {
@@ -20,6 +21,8 @@ export interface AreaContext {
   sessions: SessionTokens;
   log: Logger;
   hooks: Hooks;
+  /** The start after listening: areas count the workloads they bring back here (startup.ts). */
+  startup: Startup;
 }
 
 /**

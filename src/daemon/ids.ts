@@ -22,4 +22,20 @@ export const newShort = () => randomString(1, 'abcdefghijklmnopqrstuvwxyz') + ra
 export const lowerAlnum = (n: number) => randomString(n, ALNUM);
 
 /** The id of one request, sent back as X-Request-Id and in every error envelope (spec 1 §7). */
-export const newRequestId = () => `req_${randomBytes(12).toString('hex')}`;
+export const newRequestId = () => `req_${pooledRandom(12).toString('hex')}`;
+
+/**
+ * Random bytes drawn from a pool refilled 4 KiB at a time: one CSPRNG call per ~340 request ids
+ * instead of one per request (docs/decisions/speed-daemon.md).
+ */
+let pool = Buffer.alloc(0);
+let used = 0;
+function pooledRandom(n: number): Buffer {
+  if (used + n > pool.length) {
+    pool = randomBytes(4096);
+    used = 0;
+  }
+  const out = pool.subarray(used, used + n);
+  used += n;
+  return out;
+}

@@ -19,7 +19,7 @@ import { createTriggersArea } from './services/triggers/routes.js';
 import { sessionsArea } from './services/sessions/routes.js';
 import { knowledgeArea } from './services/knowledge/routes.js';
 import { searchArea } from './services/search/routes.js';
-import { agentActivityArea } from './services/agent-activity/routes.js';
+import { createAgentActivityArea } from './services/agent-activity/routes.js';
 import { embedArea } from './services/embed/routes.js';
 import { operationsArea } from './services/operations/routes.js';
 
@@ -29,5 +29,5 @@ import { operationsArea } from './services/operations/routes.js';
  * `serverlessPlane` lets control-plane tests watch what the data plane is told (never set in the daemon).
  */
 export function allAreas(opts: { serverlessPlane?: PlaneFactory } = {}): Area[] {
-  return [accountsArea, healthArea, operationsArea(), authArea, invitationsArea, serviceAccountsArea, auditArea, createAgentsArea(), sessionsArea, createCacheArea(), messagingArea(), secretsArea, createMcpArea(), vectorArea(), createServerlessArea(opts.serverlessPlane ?? makeDataPlane), createSandboxArea(), createGatewayArea(), createTriggersArea(), knowledgeArea(), agentActivityArea, embedArea(), searchArea];
+  return [accountsArea, healthArea, operationsArea(), authArea, invitationsArea, serviceAccountsArea, auditArea, createAgentsArea(), sessionsArea, createCacheArea(), messagingArea(), secretsArea, createMcpArea(), vectorArea(), createServerlessArea(opts.serverlessPlane ?? makeDataPlane), createSandboxArea(), createGatewayArea(), createTriggersArea(), knowledgeArea(), createAgentActivityArea(), embedArea(), searchArea];
 }

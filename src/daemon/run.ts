@@ -1,4 +1,4 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
 import type { DaemonConfig } from './config.js';
 import { statePaths, writePrivate, type BootstrapAdmin } from './bootstrap.js';
 import { forgetEnv } from './environ.js';
@@ -30,12 +30,12 @@ export async function runDaemonProcess(o: DaemonProcessOptions): Promise<Running
   const { config, log } = o;
   // Read once into the config; nothing the daemon starts may inherit it.
   forgetEnv('PLATFORM_ADMIN_PASSWORD');
-  const daemon = await startDaemon(config, { log, onBootstrap: o.onBootstrap, onSetupToken: o.onSetupToken, accessLog: o.accessLog });
+  // `platform daemon status` reads how workloads are isolated from the locator (the agents area
+  // logs it): probed (a bwrap run) while the store opens, not after.
+  const probing = workloadIsolation(config.workloads);
+  const daemon = await startDaemon(config, { log, onBootstrap: o.onBootstrap, onSetupToken: o.onSetupToken, accessLog: o.accessLog, reconcileInBackground: true });
   const paths = statePaths(config.home);
-  // `platform daemon status` reads how workloads are isolated from here (the agents area logs it).
-  const isolation = await workloadIsolation(config.workloads);
-  writePrivate(
-    paths.locator,
+  const locator = (isolation?: { state: string; detail: string }) =>
     JSON.stringify({
       version: config.version,
       url: daemon.url,
@@ -43,14 +43,23 @@ export async function runDaemonProcess(o: DaemonProcessOptions): Promise<Running
       internal_url: daemon.internalUrl,
       sandbox_url: daemon.sandboxUrl,
       pid: process.pid,
-      isolation: isolation.state,
-      isolation_detail: isolation.detail,
-    }) + '\n',
-  );
+      ...(isolation ? { isolation: isolation.state, isolation_detail: isolation.detail } : {}),
+    }) + '\n';
+  // Written as soon as the daemon listens (the CLI waits for it), and again with the isolation
+  // once probed; renamed into place so a reader never sees half a file.
+  const writeLocator = (text: string) => {
+    const tmp = `${paths.locator}.${process.pid}.tmp`;
+    writePrivate(tmp, text);
+    renameSync(tmp, paths.locator);
+  };
+  writeLocator(locator());
+  void probing.then((isolation) => {
+    if (!stopping) writeLocator(locator(isolation));
+  });
   log.info('daemon listening', { url: daemon.publicUrl ?? daemon.url, ...(daemon.publicUrl ? { loopback_url: daemon.url } : {}), home: config.home, pid: process.pid });
 
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = async (signal: string, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
     log.info('daemon stopping', { signal, drain_ms: o.drainMs });
@@ -72,9 +81,18 @@ export async function runDaemonProcess(o: DaemonProcessOptions): Promise<Running
         // already gone
       }
       log.info('daemon stopped', { signal });
-      process.exit(0);
+      process.exit(exitCode);
     }
   };
+  // An area that cannot start ends the daemon as a failed start always did, only now after listening.
+  daemon.reconciled.then(
+    () => log.info('daemon started every area', { ms: daemon.app.ctx.startup.report().areas_started_ms }),
+    (err: Error) => {
+      log.error('daemon failed to start', { error: String(err?.stack ?? err) });
+      process.stderr.write(`daemon failed to start: ${err?.stack ?? err}\n`);
+      void stop('start failure', 1);
+    },
+  );
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
   // A server takes SIGHUP as "reload" (systemd's ExecReload); the detached daemon keeps the default.

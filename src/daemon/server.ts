@@ -31,6 +31,11 @@ export interface RunningDaemon {
   app: App;
   db: Db;
   server: Server;
+  /**
+   * Settles once every area has started (rejects when one failed). Already settled when startDaemon
+   * returns unless `reconcileInBackground` was asked for.
+   */
+  reconciled: Promise<void>;
   /** Server mode: the public listener's address (`https://...` with TLS); undefined for the local daemon. */
   publicUrl?: string;
   /** Server mode with TLS: reads the certificate files again (SIGHUP); false when they were unusable. */
@@ -60,6 +65,11 @@ export async function startDaemon(
     onSetupToken?: (setup: { token: string; expiresAt: number }) => void;
     /** Server mode: one entry per request (docs/decisions/server.md). */
     accessLog?: AccessLog;
+    /**
+     * Return once the listeners listen and start the areas behind them (the daemon process): a
+     * request for an area not started yet waits for it (docs/decisions/speed-daemon.md).
+     */
+    reconcileInBackground?: boolean;
   } = {},
 ): Promise<RunningDaemon> {
   const clock = opts.clock ?? systemClock;
@@ -114,7 +124,6 @@ export async function startDaemon(
   const sandbox = await startSandboxListener(config.host, config.sandbox.port, app.handler, edgeServer);
   config.sandbox.port = listenerPort(sandbox);
   const sandboxUrl = `http://${config.host}:${config.sandbox.port}`;
-  await app.start();
   const server = edgeServer(app.handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -143,6 +152,9 @@ export async function startDaemon(
     qdrant = await startQdrantListener(config.host, config.vector.qdrantPort, app.handler, edgeServer);
     config.vector.qdrantPort = listenerPort(qdrant);
   }
+  // Every listener's real port is known now: workloads the areas bring back get reachable addresses.
+  const reconciled = app.start();
+  if (!opts.reconcileInBackground) await reconciled;
   // Printed once everything listens: a start that fails never shows a token nobody can use.
   if (serving && !db.prepare('SELECT 1 FROM acct_users LIMIT 1').get()) opts.onSetupToken?.(setupTokenOf(app.ctx).issue(clock.now()));
   let closed = false;
@@ -154,6 +166,7 @@ export async function startDaemon(
     app,
     db,
     server,
+    reconciled,
     publicUrl,
     ...(serving?.tls && publicServer ? { reloadTls: () => reloadTls(publicServer as unknown as HttpsServer, serving.tls!, log) } : {}),
     async close(closeOpts = {}) {

@@ -44,6 +44,8 @@ interface CompiledRoute {
   specificity: number;
   handler?: Handler<any>;
   raw?: (ctx: RequestContext, params: Record<string, string>) => Promise<void>;
+  /** The area that registered the route: its requests wait for that area's start (startup.ts). */
+  area?: string;
 }
 
 /** Compiles `{name}` (one segment, no colon so `{topic}:publish` works) and `{name...}` (rest of path). */
@@ -71,14 +73,17 @@ export class Router {
    */
   projectGate?: (principal: Principal, projectRef: string) => void;
 
+  /** The area whose routes are being registered now (set by the app around each area's register). */
+  registering?: string;
+
   /** Registers a JSON route: the router validates params, query and body before calling the handler. */
   handle<C extends RouteContract>(contract: C, handler: Handler<C>): void {
-    this.add({ contract, handler, ...compile(contract.path) });
+    this.add({ contract, handler, area: this.registering, ...compile(contract.path) });
   }
 
   /** Registers a route whose handler reads and writes the raw request (multipart, streams). */
   raw(contract: RouteContract, handler: (ctx: RequestContext, params: Record<string, string>) => Promise<void>): void {
-    this.add({ contract, raw: handler, ...compile(contract.path) });
+    this.add({ contract, raw: handler, area: this.registering, ...compile(contract.path) });
   }
 
   contracts(): RouteContract[] {

@@ -16,3 +16,15 @@ export const loadUndici = (): typeof import('undici') => (undici ??= require('un
 
 /** undici's request, loading undici on the first call. */
 export const request = ((...args: Parameters<typeof import('undici').request>) => loadUndici().request(...args)) as typeof import('undici').request;
+
+/*
+ * Loaded on first use as well (docs/decisions/speed-daemon.md): each cost the daemon's start
+ * 20-140 ms of import for areas that need them only on a deploy upload (busboy, tar), a backup
+ * (tar), a schedule (croner), a Knative render (yaml) or a gateway JWT (jose).
+ */
+export const loadTar = (): typeof import('tar') => require('tar') as typeof import('tar');
+export const loadBusboy = (): typeof import('busboy') => require('busboy') as typeof import('busboy');
+export const loadCroner = (): typeof import('croner') => require('croner') as typeof import('croner');
+export const loadYaml = (): typeof import('yaml') => require('yaml') as typeof import('yaml');
+let jose: Promise<typeof import('jose')> | undefined;
+export const loadJose = (): Promise<typeof import('jose')> => (jose ??= import('jose'));

@@ -20,8 +20,19 @@ interface Families {
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const COLD_START_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60];
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
-/** Observations made before prom-client has loaded are replayed once it has; past this many, dropped. */
-const MAX_QUEUED = 10_000;
+/** Label sets kept before prom-client loads; past this many distinct ones, new ones are dropped. */
+const MAX_PENDING_SERIES = 10_000;
+
+/**
+ * Observations of one series made before prom-client loaded, kept as a count and a sum per bucket:
+ * replayed as `count` observations of the bucket's mean, which lands in the same bucket and keeps
+ * the sum exact, so memory stays bounded however long the daemon runs unscraped.
+ */
+interface Pending {
+  labels: Record<string, string>;
+  counts: number[];
+  sums: number[];
+}
 /** A reader slower than this (a cache server that does not answer) is left out of the scrape. */
 const READ_TIMEOUT_MS = 2_000;
 
@@ -34,11 +45,15 @@ const READ_TIMEOUT_MS = 2_000;
 export class DaemonMetrics {
   private families?: Families;
   private loading?: Promise<Families>;
-  private queued: Array<(f: Families) => void> = [];
+  private readonly pendingRequests = new Map<string, Pending>();
+  private readonly pendingColdStarts = new Map<string, Pending>();
 
   constructor(private readonly readers: () => readonly MetricsReader[]) {}
 
-  /** Loads prom-client and builds the registry (idempotent); start-up calls it without waiting. */
+  /**
+   * Loads prom-client and builds the registry (idempotent): at the first scrape, so a daemon
+   * nobody scrapes never pays its ~8 MiB (docs/decisions/speed-daemon.md).
+   */
   load(): Promise<Families> {
     return (this.loading ??= import('prom-client').then((prom) => {
       const registry = new prom.Registry();
@@ -56,8 +71,8 @@ export class DaemonMetrics {
       for (const [name, g] of Object.entries(GAUGES)) {
         f.gauges.set(name as GaugeName, new prom.Gauge({ name, help: g.help, labelNames: [...g.labels], registers }));
       }
-      for (const replay of this.queued) replay(f);
-      this.queued = [];
+      replay(this.pendingRequests, HTTP_BUCKETS, f.requests, f.duration);
+      replay(this.pendingColdStarts, COLD_START_BUCKETS, f.coldStarts, f.coldStartSeconds);
       this.families = f;
       return f;
     }));
@@ -65,19 +80,26 @@ export class DaemonMetrics {
 
   /** One finished request; `route` is the matched template (never the raw path) or a fixed name. */
   request(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method: METHODS.has(method) ? method : 'OTHER', route, status: String(status) };
-    this.when((f) => {
+    const m = METHODS.has(method) ? method : 'OTHER';
+    const f = this.families;
+    if (f) {
+      const labels = { method: m, route, status: String(status) };
       f.requests.inc(labels);
       f.duration.observe(labels, seconds);
-    });
+      return;
+    }
+    note(this.pendingRequests, `${m} ${status} ${route}`, () => ({ method: m, route, status: String(status) }), HTTP_BUCKETS, seconds);
   }
 
   /** One workload instance that became ready, `seconds` after its launch began. */
   coldStart(kind: WorkloadKind, seconds: number): void {
-    this.when((f) => {
+    const f = this.families;
+    if (f) {
       f.coldStarts.inc({ kind });
       f.coldStartSeconds.observe({ kind }, seconds);
-    });
+      return;
+    }
+    note(this.pendingColdStarts, kind, () => ({ kind }), COLD_START_BUCKETS, seconds);
   }
 
   /** The Prometheus text exposition of everything, gauges read from the areas now. */
@@ -95,10 +117,32 @@ export class DaemonMetrics {
     return { contentType: f.registry.contentType, text: (await f.registry.metrics()).replace(/ Nan$/gm, ' NaN') };
   }
 
-  private when(apply: (f: Families) => void): void {
-    if (this.families) return apply(this.families);
-    if (this.queued.length < MAX_QUEUED) this.queued.push(apply);
+}
+
+function note(pending: Map<string, Pending>, key: string, labels: () => Record<string, string>, buckets: readonly number[], seconds: number): void {
+  let p = pending.get(key);
+  if (!p) {
+    if (pending.size >= MAX_PENDING_SERIES) return;
+    pending.set(key, (p = { labels: labels(), counts: new Array<number>(buckets.length + 1).fill(0), sums: new Array<number>(buckets.length + 1).fill(0) }));
   }
+  let i = 0;
+  while (i < buckets.length && seconds > buckets[i]!) i++;
+  p.counts[i]!++;
+  p.sums[i]! += seconds;
+}
+
+function replay(pending: Map<string, Pending>, buckets: readonly number[], counter: Counter<string>, histogram: Histogram<string>): void {
+  for (const p of pending.values()) {
+    let total = 0;
+    p.counts.forEach((n, i) => {
+      total += n;
+      // Rounding must not carry the mean past the bucket's bound.
+      const mean = i < buckets.length ? Math.min(p.sums[i]! / n, buckets[i]!) : p.sums[i]! / n;
+      for (let k = 0; k < n; k++) histogram.observe(p.labels, mean);
+    });
+    counter.inc(p.labels, total);
+  }
+  pending.clear();
 }
 
 async function withTimeout(r: MetricsReader): Promise<GaugeSample[] | undefined> {

@@ -1,10 +1,9 @@
 import type Docker from 'dockerode';
-import { loadDockerode } from '../lazy/modules.js';
+import { loadDockerode, loadTar } from '../lazy/modules.js';
 import { chmodSync, cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { c as tarCreate } from 'tar';
 import { agentHarnessCommand, mcpServerCommand, runtimeCommand, type AgentFramework, type Runtime, type WorkloadCommand } from '../runtimes/index.js';
 import { PIP_FAST_FAIL, pipIndexUnreachable, type PipSource } from './pip.js';
 import { BuildFailure, type Artifact, type BuildSpec, type Driver, type RunningInstance, type StartSpec } from './driver.js';
@@ -86,7 +85,7 @@ export class DockerDriver implements Driver {
         dockerfile = 'Dockerfile';
       }
       const tag = spec.framework === 'mcp' ? spec.image : `platform-${spec.agentId.slice(0, 8)}:${spec.revision.slice(0, 12)}`;
-      const tarStream = tarCreate({ cwd: join(context, 'ctx'), gzip: false }, ['.']);
+      const tarStream = loadTar().c({ cwd: join(context, 'ctx'), gzip: false }, ['.']);
       let said = '';
       const stream = await this.docker.buildImage(tarStream as unknown as NodeJS.ReadableStream, { t: tag, dockerfile, abortSignal: signal } as Docker.ImageBuildOptions);
       await new Promise<void>((resolve, reject) => {

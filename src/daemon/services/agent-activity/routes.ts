@@ -1,17 +1,24 @@
 import { ACTIVITY_RETENTION_SECONDS, agentActivityRoutes, METRICS_WINDOW_DEFAULT_SECONDS } from '../../../api/agent-activity.js';
 import type { Area, AreaContext, InvokeRecord } from '../../area.js';
 import { badRequest, notFound } from '../../http/errors.js';
-import { stmt } from '../../store/db.js';
+import { stmt, tx } from '../../store/db.js';
 
 /** Prune old records on every this-many inserts (cheap, and no timer to stop). */
 const PRUNE_EVERY = 500;
+/**
+ * Invokes are written in one transaction at most this long after they end, not one commit per
+ * invoke on the invoke path (docs/decisions/speed-daemon.md); reads of the table write them first.
+ */
+const WRITE_AFTER_MS = 50;
 
 /**
  * Agent metrics and users (spec 1 §4.12 GET /metrics and /users; bodies not shown), from the
  * invokes the agents area reports through hooks.invokeObservers. Kept in this area's own table
  * (7 days) so it does not depend on the sessions store; `users` counts distinct session ids seen.
  */
-export const agentActivityArea: Area = {
+export function createAgentActivityArea(): Area {
+  let write: (() => void) | undefined;
+  return {
   name: 'agent-activity',
   migrations: [
     `
@@ -29,10 +36,32 @@ export const agentActivityArea: Area = {
   ],
   register(r, ctx) {
     let inserts = 0;
+    let pending: Array<InvokeRecord & { at: number }> = [];
+    let timer: NodeJS.Timeout | undefined;
+    write = () => {
+      clearTimeout(timer);
+      timer = undefined;
+      if (!pending.length) return;
+      const rows = pending;
+      pending = [];
+      // An agent deleted meanwhile took its records with it (ON DELETE CASCADE): its late ones are dropped.
+      const insert = stmt(
+        ctx.db,
+        'INSERT INTO activity_invocations (agent_id, at_ms, status, ms, user_id, session_id) SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM agents_agents WHERE id = ?)',
+      );
+      tx(ctx.db, () => {
+        for (const e of rows) insert.run(e.agentId, e.at, e.status, e.ms, e.userId ?? null, e.sessionId ?? null, e.agentId);
+      });
+      const before = inserts;
+      inserts += rows.length;
+      if (Math.floor(inserts / PRUNE_EVERY) !== Math.floor(before / PRUNE_EVERY)) stmt(ctx.db, 'DELETE FROM activity_invocations WHERE at_ms < ?').run(ctx.clock.now() - ACTIVITY_RETENTION_SECONDS * 1000);
+    };
     ctx.hooks.invokeObservers.push((e: InvokeRecord) => {
-      const now = ctx.clock.now();
-      stmt(ctx.db, 'INSERT INTO activity_invocations (agent_id, at_ms, status, ms, user_id, session_id) VALUES (?, ?, ?, ?, ?, ?)').run(e.agentId, now, e.status, e.ms, e.userId ?? null, e.sessionId ?? null);
-      if (++inserts % PRUNE_EVERY === 0) stmt(ctx.db, 'DELETE FROM activity_invocations WHERE at_ms < ?').run(now - ACTIVITY_RETENTION_SECONDS * 1000);
+      pending.push({ ...e, at: ctx.clock.now() });
+      if (!timer) {
+        timer = setTimeout(() => write?.(), WRITE_AFTER_MS);
+        timer.unref();
+      }
     });
     const owned = (ctx2: AreaContext, p: Parameters<NonNullable<AreaContext['hooks']['ownedAgent']>>[0], name: string, project: string | undefined) => {
       if (!ctx2.hooks.ownedAgent) throw notFound(`unknown agent ${name}`);
@@ -40,6 +69,7 @@ export const agentActivityArea: Area = {
     };
     r.handle(agentActivityRoutes.metrics, ({ principal, params, query }) => {
       const a = owned(ctx, principal!, params.name, query.project);
+      write?.();
       const window = query.window_seconds === undefined ? METRICS_WINDOW_DEFAULT_SECONDS : Number(query.window_seconds);
       if (!(window >= 1 && window <= ACTIVITY_RETENTION_SECONDS)) throw badRequest(`window_seconds must be between 1 and ${ACTIVITY_RETENTION_SECONDS}`);
       const since = ctx.clock.now() - window * 1000;
@@ -62,6 +92,7 @@ export const agentActivityArea: Area = {
     });
     r.handle(agentActivityRoutes.users, ({ principal, params, query }) => {
       const a = owned(ctx, principal!, params.name, query.project);
+      write?.();
       const page = ctx.pager.parse(query, `agent-users:${a.agentId}`);
       const rows = stmt(
         ctx.db,
@@ -76,4 +107,8 @@ export const agentActivityArea: Area = {
       };
     });
   },
-};
+  async stop() {
+    write?.();
+  },
+  };
+}

@@ -16,7 +16,7 @@ export const unknownAgent = (name: string) => notFound(`unknown agent ${name}`);
 export function resolveProject(ctx: AreaContext, principal: Principal, ref: string | undefined): ProjectAccess {
   if (ref) return accessProject(ctx, principal, ref, 'member');
   if (principal.kind !== 'user') return accessProject(ctx, principal, principal.projectId, 'member');
-  const rows = ctx.db.prepare('SELECT * FROM acct_projects ORDER BY is_default DESC, slug').all() as ProjectRow[];
+  const rows = stmt(ctx.db, 'SELECT * FROM acct_projects ORDER BY is_default DESC, slug').all() as ProjectRow[];
   for (const p of rows) {
     const a = projectAccess(ctx.db, ctx.clock, principal, p);
     if (a.resource) return a;

@@ -100,9 +100,16 @@ export class AgentRuntime {
     }
     // Builds claimed by a daemon that died are run again: this daemon is the only builder.
     for (const b of agentStore.buildsInState(db, 'running')) agentStore.requeueBuild(db, b.id);
-    for (const b of agentStore.buildsInState(db, 'queued')) this.enqueue(b.id);
-    for (const a of agentStore.all(db)) {
-      if (a.state === 'deploying' && a.latest_revision) void this.deploy(a.id);
+    const queued = agentStore.buildsInState(db, 'queued');
+    const agents = agentStore.all(db);
+    // `daemon status` counts the builds and deploys this start resumes until each has settled.
+    const tick = this.ctx.startup.track('agent builds and deploys', queued.length + agents.filter((a) => a.state === 'deploying' && a.latest_revision).length);
+    for (const b of queued) {
+      this.resumedBuilds.set(b.id, tick);
+      this.enqueue(b.id);
+    }
+    for (const a of agents) {
+      if (a.state === 'deploying' && a.latest_revision) void this.deploy(a.id).finally(tick);
       if (a.state === 'building' && !agentStore.activeBuild(db, a.id)) settleFailure(this.ctx, a.id, 'the build was interrupted by a daemon restart; redeploy to build again');
     }
     const w = this.ctx.config.workloads;
@@ -184,16 +191,24 @@ export class AgentRuntime {
 
   /** The build, then (once its revision is committed) the deploying step; the build's log ends first. */
   private async runBuild(buildId: string): Promise<void> {
-    const log = this.openLog(buildId);
-    let built: string | undefined;
     try {
-      built = await this.build(buildId, log);
+      const log = this.openLog(buildId);
+      let built: string | undefined;
+      try {
+        built = await this.build(buildId, log);
+      } finally {
+        log.end();
+        this.buildLogs.delete(buildId);
+      }
+      if (built) await this.deploy(built);
     } finally {
-      log.end();
-      this.buildLogs.delete(buildId);
+      this.resumedBuilds.get(buildId)?.();
+      this.resumedBuilds.delete(buildId);
     }
-    if (built) await this.deploy(built);
   }
+
+  /** Builds a daemon start resumed, with the tick that counts each one settled. */
+  private readonly resumedBuilds = new Map<string, () => void>();
 
   /** Runs one build; returns the agent's id when its revision was committed. */
   private async build(buildId: string, log: BuildLog): Promise<string | undefined> {

@@ -1,8 +1,9 @@
 import { createReadStream } from 'node:fs';
 import { posix } from 'node:path';
-import { Parser, type ReadEntry } from 'tar';
+import type { ReadEntry } from 'tar';
 import { LIMITS } from '../../../api/agents.js';
 import { badRequest } from '../../http/errors.js';
+import { loadTar } from '../../lazy/modules.js';
 
 export interface SourceFile {
   path: string;
@@ -44,7 +45,7 @@ export async function readSourceArchive(file: string, limits: UnpackLimits = DEF
   const fail = (message: string) => {
     failure ??= badRequest(`invalid code archive: ${message}`);
   };
-  const parser = new Parser({
+  const parser = new (loadTar().Parser)({
     strict: true,
     onReadEntry: (entry: ReadEntry) => {
       if (failure) return entry.resume();

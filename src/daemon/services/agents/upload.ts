@@ -1,9 +1,10 @@
-import busboy from 'busboy';
+import type busboyT from 'busboy';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { ApiError, badRequest } from '../../http/errors.js';
+import { loadBusboy } from '../../lazy/modules.js';
 
 export const DEPLOY_FIELDS = ['name', 'framework', 'runtime', 'code', 'config'] as const;
 
@@ -31,7 +32,7 @@ export async function readDeployUpload(req: IncomingMessage, tmpRoot: string, ma
   let received = 0;
   const fileWrites: Promise<void>[] = [];
   try {
-    const bb = busboy({ headers: req.headers, limits: { fieldSize: 1024 * 1024, fields: 20, files: 2 } });
+    const bb = (loadBusboy() as unknown as typeof busboyT)({ headers: req.headers, limits: { fieldSize: 1024 * 1024, fields: 20, files: 2 } });
     const accepted = `accepted fields: ${DEPLOY_FIELDS.join(', ')} (the project comes from ?project=)`;
     bb.on('field', (name, value) => {
       if (failure) return;

@@ -366,7 +366,14 @@ export class CacheService {
       }
       return shorts.get(projectId)!;
     };
-    for (const stored of this.store.all()) {
+    const rows = this.store.all();
+    // `daemon status` counts the servers coming back (settled: up, or given up on with a message).
+    const tick = this.ctx.startup.track('caches', rows.filter((r) => r.state !== 'deleting').length);
+    const comingBack: string[] = [];
+    for (const stored of rows) {
+      // Each instance's bookkeeping (its password opened, its files written) in its own turn of
+      // the event loop, so requests already arriving are answered in between.
+      await new Promise((resolve) => setImmediate(resolve));
       if (stored.state === 'deleting') {
         void this.finishDelete(stored);
         continue;
@@ -377,6 +384,7 @@ export class CacheService {
       } catch (e) {
         // A sealed secret store: the password cannot be read, so the server cannot be checked or started.
         this.store.setObserved(stored.id, stored.ever_ready ? 'degraded' : 'provisioning', `cannot read the instance password: ${(e as Error).message}`);
+        tick();
         continue;
       }
       this.store.setObserved(row.id, 'unknown', 'reconciling after a daemon start');
@@ -384,10 +392,36 @@ export class CacheService {
         this.writeFiles(row, shortOf(row.project_id));
       } catch (e) {
         this.store.setObserved(row.id, row.ever_ready ? 'degraded' : 'provisioning', `provisioning failed: ${(e as Error).message}`);
+        tick();
         continue;
       }
-      void this.supervisor.ensure(this.spec(row));
+      comingBack.push(row.id);
     }
+    void this.bringBack(comingBack, tick);
+  }
+
+  /**
+   * The servers of a daemon start come back behind it, two at a time: spawning twenty at once
+   * held the event loop for the better part of a second under load, and the daemon already
+   * answers requests (docs/decisions/speed-daemon.md). A cache deleted meanwhile is skipped; one
+   * a request restarted meanwhile is already supervised, so ensure leaves it be.
+   */
+  private async bringBack(ids: string[], tick: () => void): Promise<void> {
+    const queue = [...ids];
+    const worker = async () => {
+      for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        try {
+          const row = this.store.byId(id);
+          if (row && row.state !== 'deleting') await this.supervisor.ensure(this.spec(this.store.opened(row)));
+        } catch (e) {
+          this.ctx.log.warn('cache instance could not be brought back', { id, error: (e as Error).message });
+        } finally {
+          tick();
+        }
+      }
+    };
+    await Promise.all([worker(), worker()]);
   }
 
   /**

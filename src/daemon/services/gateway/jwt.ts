@@ -1,4 +1,5 @@
-import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import type { JWTVerifyGetKey } from 'jose';
+import { loadJose } from '../../lazy/modules.js';
 import type { JwtSettings } from '../../../api/gateway.js';
 import type { Clock } from '../../clock.js';
 import type { GatewayConfig } from '../../config.js';
@@ -20,8 +21,9 @@ export class JwtVerifier {
 
   /** The subject on success; otherwise the reason the token is refused (never the token itself). */
   async verify(token: string, s: JwtSettings): Promise<{ ok: true; subject: string } | { ok: false; reason: string }> {
+    const jose = await loadJose();
     try {
-      const { payload } = await jwtVerify(token, this.keySet(s.jwks_uri), {
+      const { payload } = await jose.jwtVerify(token, this.keySet(jose, s.jwks_uri), {
         issuer: s.issuer,
         audience: s.audiences ?? [],
         clockTolerance: this.config.clockSkewSeconds,
@@ -29,19 +31,19 @@ export class JwtVerifier {
       });
       return { ok: true, subject: typeof payload.sub === 'string' ? payload.sub : '' };
     } catch (e) {
-      return { ok: false, reason: reasonOf(e) };
+      return { ok: false, reason: reasonOf(jose.errors, e) };
     }
   }
 
-  private keySet(uri: string): JWTVerifyGetKey {
+  private keySet(jose: typeof import('jose'), uri: string): JWTVerifyGetKey {
     let set = this.sets.get(uri);
     if (!set) {
-      set = createRemoteJWKSet(new URL(uri), {
+      set = jose.createRemoteJWKSet(new URL(uri), {
         cooldownDuration: this.config.jwksCooldownMs,
         cacheMaxAge: this.config.jwksMaxAgeSeconds * 1000,
         timeoutDuration: 5_000,
         // Never the host's own services: the egress policy decides where a jwks_uri may point.
-        [customFetch]: guardedFetch(this.config.egressAllow),
+        [jose.customFetch]: guardedFetch(this.config.egressAllow),
       });
       this.sets.set(uri, set);
     }
@@ -49,7 +51,7 @@ export class JwtVerifier {
   }
 }
 
-function reasonOf(e: unknown): string {
+function reasonOf(errors: typeof import('jose').errors, e: unknown): string {
   if (e instanceof errors.JWTExpired) return 'token expired (exp is in the past)';
   if (e instanceof errors.JWTClaimValidationFailed) {
     if (e.claim === 'iss') return "token issuer (iss) does not match the endpoint's issuer";

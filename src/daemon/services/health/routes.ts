@@ -13,7 +13,8 @@ export const healthArea: Area = {
     r.handle(healthRoutes.healthz, () => {
       const dependencies = Object.assign({}, ...ctx.hooks.healthDependencies.map((f) => f())) as Record<string, HealthDependency>;
       const ok = Object.values(dependencies).every((d) => !d.critical || d.status === 'ok');
-      const body = { status: ok ? ('ok' as const) : ('degraded' as const), version: ctx.config.version, dependencies };
+      // Live while areas still start and workloads come back: the start's progress says how far.
+      const body = { status: ok ? ('ok' as const) : ('degraded' as const), version: ctx.config.version, dependencies, reconciliation: ctx.startup.report() };
       return ok ? body : new Reply(503, body);
     });
     let doc: ReturnType<typeof openApiDocument> | undefined;

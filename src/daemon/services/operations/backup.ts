@@ -2,10 +2,10 @@ import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readlink, rm, stat, sy
 import { existsSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import type { Writable } from 'node:stream';
-import { c as tarCreate } from 'tar';
 import { BACKUP_FORMAT, BACKUP_MANIFEST, type BackupManifest } from '../../../api/operations.js';
 import type { AreaContext, BackupFile } from '../../area.js';
 import { isoNow } from '../../clock.js';
+import { loadTar } from '../../lazy/modules.js';
 
 /**
  * Durable trees of the state directory copied as they are (docs/decisions/operations.md): keys
@@ -68,7 +68,7 @@ export async function prepareBackup(ctx: AreaContext): Promise<PreparedBackup> {
         const entries = await readdir(staging);
         // The manifest first, so a reader learns the format before anything else.
         const ordered = [BACKUP_MANIFEST, ...entries.filter((e) => e !== BACKUP_MANIFEST).sort()];
-        const pack = tarCreate({ gzip: true, cwd: staging }, ordered);
+        const pack = loadTar().c({ gzip: true, cwd: staging }, ordered);
         await new Promise<void>((resolve, reject) => {
           out.once('error', reject);
           out.once('close', () => ((out as Writable & { writableFinished: boolean }).writableFinished ? resolve() : reject(new Error('the client went away during the backup'))));

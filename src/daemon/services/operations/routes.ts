@@ -11,12 +11,9 @@ import { prepareBackup, removeLeftoverStaging } from './backup.js';
  * never imports an area: areas report through hooks (metricsReaders, coldStartObservers) and the
  * app reports requests through requestObservers.
  */
-/** How long after start prom-client is loaded (its import takes a few hundred milliseconds). */
-const LOAD_AFTER_MS = 1_000;
 
 export function operationsArea(): Area {
   let metrics: DaemonMetrics | undefined;
-  let loader: NodeJS.Timeout | undefined;
   return {
     name: 'operations',
     register(r, ctx) {
@@ -53,13 +50,6 @@ export function operationsArea(): Area {
     },
     async start(ctx) {
       await removeLeftoverStaging(ctx.config.home);
-      // prom-client is loaded off the start-up path (daemon-metrics.ts): a moment after the daemon
-      // answers, or at the first scrape if that comes sooner.
-      loader = setTimeout(() => void metrics?.load(), LOAD_AFTER_MS);
-      loader.unref();
-    },
-    async stop() {
-      clearTimeout(loader);
     },
   };
 }

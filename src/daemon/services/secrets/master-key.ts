@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writePrivate } from '../../bootstrap.js';
 import type { Db } from '../../store/db.js';
@@ -22,6 +22,8 @@ const KEY_CHECK_TEXT = 'platform secret store master key';
 export class MasterKey {
   readonly file: string;
   private verified?: string;
+  /** The file as last read, by its identity: a stat is enough to know it did not change. */
+  private lastRead?: { id: string; key: Buffer | undefined };
 
   constructor(
     private readonly db: Db,
@@ -68,12 +70,29 @@ export class MasterKey {
     return s.key;
   }
 
+  /**
+   * The key file, re-checked on every use (removing it seals the store at once) by one stat: it
+   * is read again only when its inode, size or change time moved (an invoke of an agent seals
+   * its session turn, so this runs on the invoke path; docs/decisions/speed-daemon.md).
+   */
   private readFile(): Buffer | undefined {
+    let id: string;
     try {
-      const key = Buffer.from(readFileSync(this.file, 'utf8').trim(), 'base64');
-      return key.length === 32 ? key : undefined;
+      const st = statSync(this.file, { bigint: true });
+      id = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
     } catch {
+      this.lastRead = undefined;
       return undefined;
     }
+    if (this.lastRead?.id === id) return this.lastRead.key;
+    let key: Buffer | undefined;
+    try {
+      const read = Buffer.from(readFileSync(this.file, 'utf8').trim(), 'base64');
+      key = read.length === 32 ? read : undefined;
+    } catch {
+      key = undefined;
+    }
+    this.lastRead = { id, key };
+    return key;
   }
 }

@@ -1,5 +1,5 @@
-import { stringify } from 'yaml';
 import { secretEnvName } from '../../../api/serverless.js';
+import { loadYaml } from '../../lazy/modules.js';
 
 /**
  * A service as a Knative `serving.knative.dev/v1` Service manifest (spec 2 §4.3, the spec route),
@@ -208,6 +208,6 @@ export function serviceManifestObjects(s: KnService, revisions: KnRevision[] = [
 
 export function serviceManifest(s: KnService, revisions?: KnRevision[]): string {
   return serviceManifestObjects(s, revisions)
-    .map((doc) => stringify(doc, { lineWidth: 0 }))
+    .map((doc) => loadYaml().stringify(doc, { lineWidth: 0 }))
     .join('---\n');
 }

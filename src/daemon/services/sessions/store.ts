@@ -1,4 +1,4 @@
-import { openText, sealText } from '../../crypto/sealed.js';
+import { openText, sealTexts } from '../../crypto/sealed.js';
 import type { Db } from '../../store/db.js';
 import { stmt } from '../../store/db.js';
 import type { MemoryPolicy } from '../../../api/sessions.js';
@@ -97,6 +97,8 @@ export const sessionStore = {
   },
   /** Appends a turn, creating the session on its first one; the next index is computed in the same transaction. */
   append(db: Db, agentId: string, id: string, turn: Omit<TurnRow, 'idx'>): void {
+    // Sealed before the transaction, with one look-up of the key: the write lock is held for the writes only.
+    const [message, output, toolCalls, events] = sealTexts(db, [turn.message, turn.output, turn.tool_calls, turn.events], turnAad(agentId));
     db.transaction(() => {
       stmt(db, 'INSERT INTO sess_sessions (agent_id, id, user_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent_id, id) DO UPDATE SET updated_at = excluded.updated_at').run(
         agentId,
@@ -111,10 +113,10 @@ export const sessionStore = {
         id,
         next,
         turn.user_id,
-        sealText(db, turn.message, turnAad(agentId)),
-        sealText(db, turn.output, turnAad(agentId)),
-        sealText(db, turn.tool_calls, turnAad(agentId)),
-        sealText(db, turn.events, turnAad(agentId)),
+        message,
+        output,
+        toolCalls,
+        events,
         turn.status,
         turn.started_at,
         turn.finished_at,

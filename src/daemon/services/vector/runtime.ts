@@ -52,6 +52,7 @@ export class VectorRuntime {
     this.saves.prune(new Set(rows.map((r) => r.id)));
     for (const r of rows) if (r.state === 'pending') this.scheduleReady(r.id);
     const toLoad = rows.filter((r) => r.state === 'ready').map((r) => r.id);
+    const loaded = this.ctx.startup.track('vector indexes', toLoad.length);
     // Load one index per tick so the listener answers meanwhile; a data call for an index not yet
     // loaded loads it on the spot.
     const next = () => {
@@ -59,6 +60,7 @@ export class VectorRuntime {
       if (!id) return;
       const row = this.store.indexById(id);
       if (row) this.engine(row);
+      loaded();
       this.loadTimer = setTimeout(next, 0);
     };
     this.loadTimer = setTimeout(next, 0);

@@ -1,0 +1,316 @@
+/**
+ * Daemon speed (issue 26): start to a healthy /healthz with an empty state and with 100 agents, 50
+ * indexes and 20 caches recorded (and how long until they are all back), RSS at rest and after the
+ * first use of each area, and the invoke overhead through the daemon at 1 and 32 concurrent
+ * callers against calling the very same instance directly. `BENCH_BASE_DAEMON` names another
+ * build's daemon bundle to measure the same rows on it in the same run (before/after).
+ */
+import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import { pack } from './agents.js';
+import { BENCH_ADMIN as ADMIN, median, ms, percentile, startDaemonProcess, type Row } from './lib.js';
+
+const HELLO = 'def handle(event):\n    return {"reply": "hello " + str(event.get("message"))}\n';
+export const SEED = { agents: 100, indexes: 50, caches: 20 };
+
+type Api = (method: string, path: string, body?: unknown) => Promise<any>;
+
+function apiOf(url: string, token?: string): Api {
+  return async (method, path, body) => {
+    const res = await fetch(url + path, {
+      method,
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+}
+
+async function signIn(url: string): Promise<{ token: string; api: Api; projectId: string }> {
+  const { token } = await apiOf(url)('POST', '/v1/auth/login', ADMIN);
+  const api = apiOf(url, token);
+  const project = (await api('GET', '/v1/projects')).projects.find((p: { slug: string }) => p.slug === 'default');
+  return { token, api, projectId: project.id };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Runs `fn` over `items` with at most `n` at a time. */
+async function pool<T>(items: T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
+  const queue = [...items];
+  await Promise.all(Array.from({ length: n }, async () => {
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await fn(item);
+  }));
+}
+
+/** Records the seeded state through the API of a running daemon: every agent built, every cache up, every index ready. */
+export async function seed(url: string, counts = SEED): Promise<void> {
+  const { token, api, projectId } = await signIn(url);
+  const code = await pack({ 'main.py': HELLO });
+  // A project holds at most 30 services by default: the agents are spread over projects of 25.
+  const projects: string[] = [];
+  for (let i = 0; i < Math.ceil(counts.agents / 25); i++) {
+    projects.push(i === 0 ? 'default' : (await api('POST', '/v1/projects', { slug: `seed-${i}` })).project.slug);
+  }
+  const deploy = async (name: string) => {
+    const project = projects[Math.floor(Number(name.split('-').pop()) / 25)]!;
+    const form = new FormData();
+    form.append('name', name);
+    form.append('framework', 'function');
+    form.append('runtime', 'python');
+    form.append('code', new Blob([new Uint8Array(code)]), 'code.tar.gz');
+    const r = await fetch(`${url}/v1/agents?project=${project}`, { method: 'POST', body: form, headers: { authorization: `Bearer ${token}` } });
+    if (r.status !== 202) throw new Error(`deploy ${name}: ${r.status} ${await r.text()}`);
+  };
+  await pool(Array.from({ length: counts.agents }, (_, i) => `seed-fn-${i}`), 4, deploy);
+  await pool(Array.from({ length: counts.indexes }, (_, i) => `seed-idx-${i}`), 4, async (name) => {
+    await api('POST', `/v1/projects/${projectId}/indexes`, { name, dimensions: 8, distance: 'cosine' });
+    await api('POST', `/v1/projects/${projectId}/indexes/${name}:upsert`, { points: [{ id: 1, vector: [1, 0, 0, 0, 0, 0, 0, 0] }] }).catch(() => undefined);
+  });
+  await pool(Array.from({ length: counts.caches }, (_, i) => `seed-cache-${i}`), 4, async (name) => {
+    await api('POST', `/v1/projects/${projectId}/memorystores`, { name });
+  });
+  // Everything settled before the restart is timed: builds done, servers up, indexes ready.
+  for (const deadline = Date.now() + 600_000; Date.now() < deadline; await sleep(200)) {
+    const agents: { state: string }[] = [];
+    for (let page = ''; ; ) {
+      const r = await api('GET', `/v1/agents?page_size=100${page ? `&page_token=${page}` : ''}`);
+      agents.push(...r.agents);
+      if (!r.next_page_token) break;
+      page = r.next_page_token;
+    }
+    const caches = (await api('GET', `/v1/projects/${projectId}/memorystores`)).memorystores as { ready: boolean }[] | undefined;
+    const agentsDone = agents.filter((a) => a.state === 'ready' || a.state === 'failed').length;
+    const cachesUp = (caches ?? []).filter((c) => c.ready).length;
+    if (agentsDone >= counts.agents && cachesUp >= counts.caches) return;
+  }
+  throw new Error('the seeded state did not settle within 10 minutes');
+}
+
+interface Started {
+  url: string;
+  pid: number;
+  ms: number;
+}
+
+async function stopDaemon(pid: number): Promise<void> {
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  // The next start needs the state directory free (its lock and locator).
+  for (let i = 0; i < 400; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await sleep(25);
+  }
+}
+
+/** Start to healthy, and until /healthz says every area started and every workload is back. */
+async function timedStart(home: string, main?: string): Promise<Started & { backMs: number; backOk: boolean }> {
+  const d = await startDaemonProcess(home, {}, main);
+  const t = performance.now() - d.ms;
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(5)) {
+    const h = (await (await fetch(`${d.url}/healthz`)).json()) as { reconciliation?: { state: string } };
+    // A daemon before issue 26 has nothing to reconcile after listening.
+    if (!h.reconciliation || h.reconciliation.state === 'done') return { ...d, backMs: performance.now() - t, backOk: true };
+  }
+  return { ...d, backMs: performance.now() - t, backOk: false };
+}
+
+/** Median of `n` restarts of the daemon on the same state. */
+async function restarts(home: string, n: number, main?: string): Promise<{ start: number; back: number }> {
+  const starts: number[] = [];
+  const backs: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const d = await timedStart(home, main);
+    starts.push(d.ms);
+    backs.push(d.backMs);
+    await stopDaemon(d.pid);
+  }
+  return { start: median(starts), back: median(backs) };
+}
+
+/** Resident set of a process from /proc, in MiB. */
+export function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+export async function startRows(opts: { quick?: boolean } = {}): Promise<Row[]> {
+  const rows: Row[] = [];
+  const base = process.env.BENCH_BASE_DAEMON;
+  const n = opts.quick ? 3 : 5;
+  // Floors in the same run: node starting and exiting, and node answering one HTTP request.
+  const floor = async (script: string) => {
+    const xs: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t = performance.now();
+      await new Promise<void>((resolve, reject) => {
+        const c = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+        c.once('exit', () => resolve());
+        c.once('error', reject);
+      });
+      xs.push(performance.now() - t);
+    }
+    return median(xs);
+  };
+  const nodeFloor = await floor('0');
+  const httpFloor = await floor("const s=require('http').createServer((q,r)=>r.end('ok')).listen(0,'127.0.0.1',()=>fetch('http://127.0.0.1:'+s.address().port+'/').then(r=>r.text()).then(()=>process.exit(0)))");
+  rows.push({ bench: 'daemon', metric: 'floor: node -e 0 / node listening and answering one fetch', value: `${ms(nodeFloor)} / ${ms(httpFloor)}` });
+  const empty = mkdtempSync(join(tmpdir(), 'platform-bench-start-'));
+  const first = await startDaemonProcess(empty);
+  await stopDaemon(first.pid);
+  const e = await restarts(empty, n);
+  const eb = base ? await restarts(empty, n, base) : undefined;
+  rows.push({ bench: 'daemon', metric: `start to healthy, empty state (median of ${n})`, value: ms(e.start), ...(eb ? { baseline: `before ${ms(eb.start)}` } : {}), goal: '< 200 ms' });
+
+  const home = mkdtempSync(join(tmpdir(), 'platform-bench-seeded-'));
+  const seeding = await startDaemonProcess(home, { PLATFORM_SCALE_TO_ZERO_SECONDS: '1' });
+  const counts = opts.quick ? { agents: 20, indexes: 10, caches: 4 } : SEED;
+  try {
+    await seed(seeding.url, counts);
+  } finally {
+    await stopDaemon(seeding.pid);
+  }
+  const s = await restarts(home, n);
+  const sb = base ? await restarts(home, n, base) : undefined;
+  const what = `${counts.agents} agents, ${counts.indexes} indexes, ${counts.caches} caches`;
+  rows.push({ bench: 'daemon', metric: `start to healthy, ${what} (median of ${n})`, value: ms(s.start), ...(sb ? { baseline: `before ${ms(sb.start)}` } : {}), goal: '< 500 ms' });
+  rows.push({ bench: 'daemon', metric: `start until every workload is back, ${what}`, value: ms(s.back), ...(sb ? { baseline: `before ${ms(sb.back)}` } : {}) });
+  rmSync(empty, { recursive: true, force: true });
+  rmSync(home, { recursive: true, force: true });
+  return rows;
+}
+
+/** The instance's own port and secret, to call it directly (the daemon adds only its hop then). */
+function instanceOf(home: string, name: string): { port: number; secret: string } {
+  const db = new Database(join(home, 'platform.db'), { readonly: true, fileMustExist: true });
+  try {
+    const row = db.prepare('SELECT i.port, i.pid FROM agents_instances i JOIN agents_agents a ON a.id = i.agent_id WHERE a.name = ?').get(name) as { port: number; pid: number };
+    // The supervisor hands the instance its secret in its environment; this user can read it.
+    const env = readFileSync(`/proc/${row.pid}/environ`, 'utf8').split('\0');
+    const secret = env.find((v) => v.startsWith('PLATFORM_INSTANCE_SECRET='))?.slice('PLATFORM_INSTANCE_SECRET='.length);
+    if (!secret) throw new Error('the instance secret is not in its environment');
+    return { port: row.port, secret };
+  } finally {
+    db.close();
+  }
+}
+
+/** CPU time (user + system) a process has used so far, in ms (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** Latencies of `total` calls made by `callers` concurrent callers. */
+async function concurrent(callers: number, total: number, call: () => Promise<void>): Promise<number[]> {
+  const out: number[] = [];
+  let left = total;
+  await Promise.all(Array.from({ length: callers }, async () => {
+    while (left-- > 0) {
+      const t = performance.now();
+      await call();
+      out.push(performance.now() - t);
+    }
+  }));
+  return out;
+}
+
+/** Invoke overhead and RSS: warm invoke with a session token through the daemon vs the same instance directly. */
+export async function invokeRows(opts: { quick?: boolean; main?: string; label?: string } = {}): Promise<Row[]> {
+  const rows: Row[] = [];
+  const home = mkdtempSync(join(tmpdir(), 'platform-bench-invoke-'));
+  const d = await startDaemonProcess(home, { PLATFORM_SCALE_TO_ZERO_SECONDS: '600' }, opts.main);
+  try {
+    await sleep(2_000);
+    const rest = rssMiB(d.pid);
+    rows.push({ bench: 'daemon', metric: 'RSS at rest, nothing deployed', value: `${rest.toFixed(1)} MiB`, goal: '< 80 MiB' });
+    const { token, api, projectId } = await signIn(d.url);
+    // What each area costs the daemon once used: RSS after its first use, over the step before.
+    let last = rssMiB(d.pid);
+    const used = async (area: string, use: () => Promise<unknown>) => {
+      await use();
+      await sleep(500);
+      const now = rssMiB(d.pid);
+      rows.push({ bench: 'daemon', metric: `RSS after first use: ${area}`, value: `${now.toFixed(1)} MiB`, baseline: `+${(now - last).toFixed(1)} MiB` });
+      last = now;
+    };
+    await used('accounts (sign-in, list projects)', () => api('GET', '/v1/projects'));
+    await used('metrics (first scrape loads prom-client)', () => fetch(`${d.url}/metrics`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.text()));
+    await used('vector (index, upsert, query)', async () => {
+      await api('POST', `/v1/projects/${projectId}/indexes`, { name: 'rss', dimensions: 8, distance: 'cosine' });
+      for (let i = 0; i < 200 && !(await api('GET', `/v1/projects/${projectId}/indexes/rss`)).index.ready; i++) await sleep(10);
+      await api('POST', `/v1/projects/${projectId}/indexes/rss:upsert`, { points: [{ id: 1, vector: [1, 0, 0, 0, 0, 0, 0, 0] }] });
+      await api('POST', `/v1/projects/${projectId}/indexes/rss:query`, { vector: [1, 0, 0, 0, 0, 0, 0, 0], top_k: 1 });
+    });
+    await used('cache (one instance, server is its own process)', async () => {
+      await api('POST', `/v1/projects/${projectId}/memorystores`, { name: 'rss' });
+      for (let i = 0; i < 500 && !(await api('GET', `/v1/projects/${projectId}/memorystores/rss`)).ready; i++) await sleep(20);
+    });
+    await used('agents (deploy, first invoke loads undici)', async () => {
+      await seed(d.url, { agents: 1, indexes: 0, caches: 0 });
+      await fetch(`${d.url}/v1/agents/seed-fn-0/invoke`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: '{}' }).then((r) => r.text());
+    });
+    const name = 'seed-fn-0';
+    const through = new Agent({ connections: 64, pipelining: 1 });
+    const direct = new Agent({ connections: 64, pipelining: 1 });
+    const body = '{"message":"x"}';
+    const viaDaemon = async () => {
+      const r = await request(`${d.url}/v1/agents/${name}/invoke`, { dispatcher: through, method: 'POST', body, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } });
+      await r.body.dump();
+      if (r.statusCode !== 200) throw new Error(`invoke: ${r.statusCode}`);
+    };
+    await viaDaemon();
+    const inst = instanceOf(home, name);
+    const straight = async () => {
+      const r = await request(`http://127.0.0.1:${inst.port}/`, { dispatcher: direct, method: 'POST', body, headers: { 'content-type': 'application/json', 'x-platform-instance-secret': inst.secret } });
+      await r.body.dump();
+      if (r.statusCode !== 200) throw new Error(`direct: ${r.statusCode}`);
+    };
+    const per = opts.quick ? 200 : 500;
+    for (const callers of [1, 32]) {
+      await concurrent(callers, 200, viaDaemon);
+      await concurrent(callers, 200, straight);
+      // Interleaved rounds, so load from elsewhere on the machine falls on both alike.
+      const a: number[] = [];
+      const b: number[] = [];
+      for (let round = 0; round < 5; round++) {
+        a.push(...(await concurrent(callers, per / 5, straight)));
+        b.push(...(await concurrent(callers, per / 5, viaDaemon)));
+      }
+      const [a50, a99, b50, b99] = [percentile(a, 50), percentile(a, 99), percentile(b, 50), percentile(b, 99)];
+      // The daemon's own CPU per invoke: what it adds on an idle machine, whatever the load here.
+      const cpu0 = cpuMs(d.pid);
+      const n = opts.quick ? 400 : 2000;
+      await concurrent(callers, n, viaDaemon);
+      const cpuPer = ((cpuMs(d.pid) - cpu0) / n) * 1000;
+      rows.push({ bench: 'daemon', metric: `daemon CPU per warm invoke, ${callers} caller${callers > 1 ? 's' : ''}`, value: `${cpuPer.toFixed(0)} µs` });
+      rows.push({ bench: 'daemon', metric: `warm invoke overhead p50, ${callers} caller${callers > 1 ? 's' : ''} (daemon vs same instance)`, value: `+${ms(b50 - a50)}`, baseline: `direct ${ms(a50)}, daemon ${ms(b50)}`, goal: '<= +1 ms' });
+      rows.push({ bench: 'daemon', metric: `warm invoke overhead p99, ${callers} caller${callers > 1 ? 's' : ''} (daemon vs same instance)`, value: `+${ms(b99 - a99)}`, baseline: `direct ${ms(a99)}, daemon ${ms(b99)}`, goal: '<= +3 ms' });
+    }
+    await through.close();
+    await direct.close();
+  } finally {
+    await stopDaemon(d.pid);
+    rmSync(home, { recursive: true, force: true });
+  }
+  return opts.label ? rows.map((r) => ({ ...r, metric: `${r.metric} ${opts.label}` })) : rows;
+}
+
+export async function daemonSpeedBench(): Promise<Row[]> {
+  const quick = process.argv.includes('--quick');
+  const base = process.env.BENCH_BASE_DAEMON;
+  return [...(await startRows({ quick })), ...(await invokeRows({ quick })), ...(base ? await invokeRows({ quick, main: base, label: '(before)' }) : [])];
+}
