@@ -1,4 +1,5 @@
 import { Args, Flags } from '@oclif/core';
+import { canDrawUi } from '../cli/terminal.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { createElement } from 'react';
 import { BaseCommand } from '../cli/base-command.js';
@@ -22,7 +23,7 @@ export default class Init extends BaseCommand {
 
   async run() {
     const { args, flags } = await this.parse(Init);
-    const interactive = process.stdin.isTTY && process.stdout.isTTY && !this.jsonEnabled();
+    const interactive = canDrawUi() && !this.jsonEnabled();
     let dir = args.dir ?? '.';
     let template = flags.template;
     if (!template && interactive) {

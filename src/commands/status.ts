@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core';
+import { canDrawUi } from '../cli/terminal.js';
 import { BaseCommand } from '../cli/base-command.js';
 import { projectFlag } from '../cli/flags.js';
 import { getContext } from '../client/contexts.js';
@@ -12,8 +13,6 @@ const ENTER_ALT_SCREEN = '\x1b[?1049h';
 const LEAVE_ALT_SCREEN = '\x1b[?1049l';
 const SHOW_CURSOR = '\x1b[?25h';
 
-/** As ink decides (is-in-ci): under CI=true ink draws only the last frame, so CI gets the plain table. */
-const inCi = () => ['CI', 'CONTINUOUS_INTEGRATION'].some((k) => k in process.env && process.env[k] !== '0' && process.env[k] !== 'false');
 
 /** ink and React are loaded only for the dashboard, so `status --json` and the plain table stay light. */
 const loadUi = () => Promise.all([import('ink'), import('react'), import('../tui/status/Dashboard.js'), import('../tui/status/backend.js')]);
@@ -38,7 +37,7 @@ export default class Status extends BaseCommand {
 
   async run() {
     const { flags } = await this.parse(Status);
-    const interactive = !this.jsonEnabled() && !flags.once && process.stdout.isTTY && process.stdin.isTTY && !inCi();
+    const interactive = !this.jsonEnabled() && !flags.once && canDrawUi();
     // The heaviest part of the first paint: loaded while the CLI connects, and never for --json or a pipe.
     const ui = interactive ? loadUi() : undefined;
     ui?.catch(() => undefined);

@@ -148,7 +148,7 @@ describe('platform break-glass, quota and limits', () => {
   it('quota and limits print tables and JSON', async () => {
     const q = await cli.run(['quota']);
     expect(q.exitCode, q.stderr).toBe(0);
-    expect(q.stdout).toMatch(/^instances\s+0\s+50\s+count\s+agents,mcp,serverless$/m);
+    expect(q.stdout).toMatch(/^instances\s+0\s+50\s+count\s+agents 0, cache 0, mcp 0, serverless 0$/m);
     const l = await cli.run(['limits']);
     expect(l.stdout).toMatch(/^size\s+medium\s+1 cpu, 1Gi \(default\)$/m);
     expect((await cli.run(['limits', '--json'])).json.paging.page_size_max).toBe(200);

@@ -67,7 +67,7 @@ describe('completion candidates', () => {
   });
 
   it('flags of the command, not those already given (repeatable ones stay)', async () => {
-    expect(await values(['agents', 'get', 'hello', '--'])).toEqual(['--json', '--context', '--project', '--help']);
+    expect(await values(['agents', 'get', 'hello', '--'])).toEqual(['--json', '--context', '--timeout', '--project', '--help']);
     expect(await values(['agents', 'get', '--project', 'x', '--p'])).toEqual([]);
     expect(await values(['invoke', 'hello', '--data', '{}', '--d'])).toEqual([]);
     expect(await values(['services', 'update', 'web', '--env', 'A=1', '--e'])).toEqual(['--env']);

@@ -21,6 +21,8 @@ const ours = Object.entries(manifest.commands).filter(([, c]) => c.pluginName ==
  */
 const NOT_PROJECT_SCOPED: Record<string, string> = {
   help: 'local help text',
+  completion: 'prints a shell script',
+  'auth:token': 'your own credential',
   'context:add': "its --project sets the new context's current project",
   init: 'writes a local folder',
   limits: 'platform-wide limits',

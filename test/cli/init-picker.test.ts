@@ -50,7 +50,7 @@ function startInit(session: string): string {
   const env = Object.entries(cli.env)
     .map(([k, v]) => `${k}='${v}'`)
     .join(' ');
-  tmux('new-session', '-d', '-s', session, '-x', '100', '-y', '24', '-c', cwd, `env ${env} node '${BIN}' init; echo "EXIT=$?"; sleep 60`);
+  tmux('new-session', '-d', '-s', session, '-x', '100', '-y', '24', '-c', cwd, `env -u CI -u CONTINUOUS_INTEGRATION ${env} node '${BIN}' init; echo "EXIT=$?"; sleep 60`);
   return cwd;
 }
 

@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,7 +32,12 @@ beforeAll(async () => {
   server = await startServer(['--listen', `127.0.0.1:${port}`, '--tls-cert', cert, '--tls-key', key], { PLATFORM_VECTOR_READY_DELAY_MS: '0' });
   expect(server.url).toBe(`https://127.0.0.1:${port}`);
   locator = join(server.home, 'daemon.json');
-  expect(existsSync(locator)).toBe(true);
+  // The daemon writes its locator again once it has probed the isolation: hide the final one.
+  const probed = Date.now() + 30_000;
+  while (!(existsSync(locator) && 'isolation' in JSON.parse(readFileSync(locator, 'utf8')))) {
+    if (Date.now() > probed) throw new Error('the locator never named the isolation');
+    await new Promise((r) => setTimeout(r, 20));
+  }
   renameSync(locator, `${locator}.hidden`);
 }, 60_000);
 

@@ -234,7 +234,8 @@ describe('project views', () => {
     expect(daemon.status).toBe(200);
     const r = await d.api('GET', '/v1/pubsub/healthz');
     expect(r.status).toBe(200);
-    expect(daemon.body).toEqual({ ...r.body, version: expect.any(String) });
+    // The daemon's own route adds its version and how far the start's reconciliation is (issue 26).
+    expect(daemon.body).toEqual({ ...r.body, version: expect.any(String), reconciliation: expect.any(Object) });
     expect(r.body).toEqual({
       status: 'ok',
       dependencies: {
