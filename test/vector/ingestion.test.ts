@@ -143,3 +143,66 @@ describe('kill -9 while the graph is building (spawned daemon)', () => {
     expect(hits / ((N / 50) * 10)).toBeGreaterThanOrEqual(0.95);
   });
 });
+
+describe('a restart from a save that left points waiting, with a point rewritten after it (spawned daemon)', () => {
+  const home = mkdtempSync(join(tmpdir(), 'platform-vector-ingest-resave-'));
+  let proc: DaemonProcess | undefined;
+  afterAll(async () => {
+    if (proc && proc.child.exitCode === null && proc.child.signalCode === null) {
+      proc.child.kill('SIGKILL');
+      await proc.exited;
+    }
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('the rewritten point is its own nearest neighbour once the loaded graph is whole', { timeout: 120_000 }, async () => {
+    const env = { PLATFORM_VECTOR_READY_DELAY_MS: '0', PLATFORM_VECTOR_EXACT_MAX_POINTS: '0' };
+    const paused = { ...env, PLATFORM_VECTOR_TEST_PAUSE_GRAPH_BUILD: '1' };
+    const call = async (p: DaemonProcess, token: string, method: string, path: string, body?: unknown) => {
+      const r = await fetch(p.url + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      return { status: r.status, body: (await r.json()) as any };
+    };
+    const end = async (p: DaemonProcess, signal: NodeJS.Signals) => {
+      p.child.kill(signal);
+      await p.exited;
+    };
+    // Points on a line: a point moved far past its end is reachable only through the line's end.
+    const points = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ id: from + i, vector: [from + i, (from + i) % 7, 1] }));
+
+    // First life: 1,000 points in the graph, saved whole by the graceful stop.
+    proc = await spawnDaemonProcess(home, env);
+    let token = await loginToken(proc.url);
+    const project = (await call(proc, token, 'GET', '/v1/projects')).body.projects.find((p: { slug: string }) => p.slug === 'default').id as string;
+    const index = idx(project, 'resave');
+    expect((await call(proc, token, 'POST', idx(project), { name: 'resave', dimensions: 3, distance: 'euclid' })).status).toBe(201);
+    await waitFor(async () => (await call(proc!, token, 'GET', index)).body.index.ready === true);
+    for (let from = 1; from <= 1000; from += 200) expect((await call(proc, token, 'POST', `${index}:upsert`, { points: points(from, 200) })).status).toBe(200);
+    await end(proc, 'SIGTERM');
+
+    // Second life, builder held: 200 more points wait beside the graph when the stop saves it, so
+    // that save leaves them out (a delete is the change that makes it due).
+    proc = await spawnDaemonProcess(home, paused);
+    token = await loginToken(proc.url);
+    expect((await call(proc, token, 'POST', `${index}:upsert`, { points: points(1001, 200) })).status).toBe(200);
+    expect((await call(proc, token, 'POST', `${index}:delete-points`, { ids: [1000] })).status).toBe(200);
+    await end(proc, 'SIGTERM');
+    expect(proc.stderr()).toMatch(/"msg":"vector graph saved".*"points":999/);
+
+    // Third life, builder held: point 5 moves far past the line's end after that save; killed before any other save.
+    proc = await spawnDaemonProcess(home, paused);
+    token = await loginToken(proc.url);
+    expect((await call(proc, token, 'POST', `${index}:upsert`, { points: [{ id: 5, vector: [5000, 0, 1] }] })).status).toBe(200);
+    expect((await call(proc, token, 'POST', `${index}:query`, { vector: [5000, 0, 1], top_k: 1 })).body.results[0].id).toBe(5);
+    await end(proc, 'SIGKILL');
+
+    // Fourth life: the load keeps the saved graph and reinserts the 200 left out plus the rewritten point.
+    proc = await spawnDaemonProcess(home, env);
+    token = await loginToken(proc.url);
+    await waitFor(async () => (await call(proc!, token, 'GET', index)).body.index.collection_status === 'green', 60_000);
+    expect(proc.stderr()).toMatch(/"msg":"vector graph loaded from its save".*"reinserting":201/);
+    const nearest = async (vector: number[]) => (await call(proc!, token, 'POST', `${index}:query`, { vector, top_k: 1 })).body.results[0].id;
+    expect(await nearest([5000, 0, 1])).toBe(5);
+    expect(await nearest([1200, 3, 1])).toBe(1200);
+    expect(await nearest([600, 5, 1])).toBe(600);
+  });
+});

@@ -138,11 +138,11 @@ export class IndexEngine {
     saved.keys.forEach((k, slot) => k && savedSlot.set(k, slot));
     this.nextSlot = saved.keys.length;
     this.keyOf = new Array<string>(this.nextSlot).fill('');
-    const fresh: Array<{ key: string; payload: string }> = [];
+    const fresh: Array<{ key: string; payload: string; seq: number }> = [];
     for (const r of this.store.iterateKeysAndPayloads(this.s.id)) {
       const slot = savedSlot.get(r.id_key);
       if (slot === undefined || r.seq > saved.seq) {
-        fresh.push({ key: r.id_key, payload: r.payload });
+        fresh.push({ key: r.id_key, payload: r.payload, seq: r.seq });
         continue;
       }
       savedSlot.delete(r.id_key);
@@ -150,6 +150,10 @@ export class IndexEngine {
     }
     for (const slot of savedSlot.values()) this.ann.remove(slot);
     this.graphFilled = this.nextSlot;
+    // Reinserted in write order, as the daemon that saved inserted them: in id order a point
+    // rewritten after the save (often far from where it was) entered before the points the save
+    // left waiting, linked only to the graph's old edge, and a search never reached it again.
+    fresh.sort((a, b) => a.seq - b.seq);
     for (const f of fresh) this.place(this.nextSlot++, f.key, f.payload);
     this.loadEnd = this.nextSlot;
     this.changes = savedSlot.size;
