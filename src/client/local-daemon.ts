@@ -173,7 +173,7 @@ async function launchDaemon(home: string, opts: { port?: number; env?: Record<st
           if (info.pid === child.pid && (await healthy(info.url, 500))) {
             // The daemon tells (or says there is nothing to tell) before it listens.
             const line = await Promise.race([told, new Promise<string>((r) => setTimeout(() => r(''), 2000))]);
-            return { ...info, alreadyRunning: false, bootstrap: parseBootstrap(line) };
+            return { ...(await withIsolation(info)), alreadyRunning: false, bootstrap: parseBootstrap(line) };
           }
         } catch {
           // locator being written; retry
@@ -185,6 +185,25 @@ async function launchDaemon(home: string, opts: { port?: number; env?: Record<st
   } finally {
     channel.destroy();
   }
+}
+
+/**
+ * The daemon writes its locator as soon as it listens and again once it has probed how workloads
+ * are isolated (a bwrap run): `daemon start` reports that, so it waits a moment for the second.
+ */
+async function withIsolation(info: DaemonInfo, waitMs = 5000): Promise<DaemonInfo> {
+  const deadline = Date.now() + waitMs;
+  let latest = info;
+  while (latest.isolation === undefined && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
+    try {
+      const again = JSON.parse(readFileSync(locatorFile(), 'utf8')) as DaemonInfo;
+      if (again.pid === info.pid) latest = again;
+    } catch {
+      // being renamed into place; read again
+    }
+  }
+  return latest;
 }
 
 /** The first line a stream carries ('' when it ends without one). */
