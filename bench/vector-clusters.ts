@@ -4,7 +4,7 @@
  * own cluster, and the score gap between the 1st and the 10th and 100th neighbours.
  * Run: npx tsx bench/vector-clusters.ts [n] [queries]
  */
-import { dataset } from './vector.js';
+import { dataset } from './vector-data.js';
 const n = Number(process.argv[2] ?? 100_000);
 const nq = Number(process.argv[3] ?? 5);
 const dims = 768;

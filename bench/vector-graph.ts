@@ -4,7 +4,7 @@
  * graph quality is measured apart from storage.
  * Run: npx tsx bench/vector-graph.ts [n] [m] [efConstruction] [keep] (keep: overflow keeps the closest links)
  */
-import { dataset, bruteForce } from './vector.js';
+import { dataset, bruteForce } from './vector-data.js';
 import { CODE_GRAPH } from '../src/daemon/services/vector/ann.js';
 import { Hnsw } from '../src/daemon/services/vector/hnsw.js';
 import { ScalarCodes } from '../src/daemon/services/vector/quantization.js';

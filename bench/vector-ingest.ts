@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { benchLogin, percentile, startDaemonProcess, stopDaemonProcess, type Row } from './lib.js';
-import { bruteForce, dataset } from './vector.js';
+import { bruteForce, dataset } from './vector-data.js';
 
 const arg = (name: string, d: string) => {
   const i = process.argv.indexOf(`--${name}`);

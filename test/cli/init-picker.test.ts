@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { hasTmux } from '../helpers/tmux.js';
 import { cliSandbox } from '../helpers/cli.js';
 
 /**
@@ -22,14 +23,6 @@ afterAll(async () => {
   await cli.stop();
 });
 
-const hasTmux = (() => {
-  try {
-    execFileSync('tmux', ['-V']);
-    return true;
-  } catch {
-    return false;
-  }
-})();
 if (!hasTmux) console.warn('SKIPPED: init picker in a terminal: tmux is not installed');
 
 /** Polls the pane until `pattern` shows (the screen is the only signal a terminal gives). */

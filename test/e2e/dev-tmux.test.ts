@@ -4,6 +4,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { hasTmux } from '../helpers/tmux.js';
 import { cliSandbox } from '../helpers/cli.js';
 
 /**
@@ -12,14 +13,6 @@ import { cliSandbox } from '../helpers/cli.js';
  * API. And once without a terminal (--json, stopped by SIGTERM), as a script would run it.
  */
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'run.js');
-const hasTmux = (() => {
-  try {
-    execFileSync('tmux', ['-V']);
-    return true;
-  } catch {
-    return false;
-  }
-})();
 if (!hasTmux) console.warn('SKIPPED: platform dev in a terminal: tmux is not installed');
 
 const sb = cliSandbox({ PLATFORM_SCALE_TO_ZERO_SECONDS: '120' });

@@ -3,6 +3,16 @@ import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
+/** Whether tmux runs here: terminal tests skip, and say so, without it. */
+export const hasTmux = (() => {
+  try {
+    execFileSync('tmux', ['-V']);
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
 /**
  * A real terminal for CLI tests: a private tmux server (its own socket, so a test never sees or
  * kills anyone else's sessions) running one CLI command in a fixed-size window. The test sends

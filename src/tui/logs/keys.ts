@@ -1,5 +1,5 @@
 import type { Key } from 'ink';
-import type { LogsAction, LogsState } from './state.js';
+import type { LogsAction, LogsState } from './model.js';
 
 
 /** The key list `?` shows, in the order a user reaches for them. */

@@ -1,64 +1,21 @@
-import { instancesOf, lastFailureStart, LEVEL_FILTERS, matcher, visibleEntries, type Entry, type LevelFilter } from './filters.js';
+import { instancesOf, lastFailureStart, LEVEL_FILTERS, matcher, visibleEntries, type Entry } from './filters.js';
 import { anchorAt, displayRows, rowIndexOf, windowStart, type DisplayRow } from './layout.js';
 import { levelOf } from './levels.js';
 import type { Key } from 'ink';
 import { keyAction } from './keys.js';
+import type { LogsAction, LogsState } from './model.js';
 import type { LogLine } from './types.js';
+
+export type { LogsAction, LogsState } from './model.js';
 
 /** Lines kept by default: a few screens of scrollback for hours of a quiet workload, bounded for a noisy one. */
 export const DEFAULT_MAX_LINES = 5000;
 
-export interface LogsState {
-  entries: Entry[];
-  nextSeq: number;
-  maxLines: number;
-  /** Following the newest line; false while paused (scrolled, searched or jumped). */
-  follow: boolean;
-  /** While paused: the entry seq the window starts at. */
-  top?: number;
-  /** While paused: the first seq that arrived after the pause (the "N new lines" count). */
-  pausedAt: number;
-  level: LevelFilter;
-  instance?: string;
-  /** The committed search. */
-  search: string;
-  /** The search being typed after `/`; undefined when not typing. */
-  prompt?: string;
-  /** The line a search or a jump landed on, marked in the gutter. */
-  current?: number;
-  help: boolean;
-  /** A one-off message for the footer (no match, no failure, the source's last error). */
-  notice?: string;
-  error?: string;
-  /** Counts the requests to leave the view (Esc, q): the component calls onBack when it grows. */
-  backs: number;
-}
 
 export function initialState(maxLines = DEFAULT_MAX_LINES): LogsState {
   return { entries: [], nextSeq: 0, maxLines, follow: true, pausedAt: 0, level: 'all', search: '', help: false, backs: 0 };
 }
 
-export type LogsAction =
-  | { type: 'lines'; lines: LogLine[] }
-  /** Another source: its lines are another log, so nothing of the previous one is kept. */
-  | { type: 'reset' }
-  | { type: 'error'; message: string }
-  | { type: 'togglePause'; height: number }
-  | { type: 'scroll'; delta: number; height: number }
-  | { type: 'home' }
-  | { type: 'end' }
-  | { type: 'searchStart' }
-  | { type: 'searchEdit'; text: string }
-  | { type: 'searchCommit'; height: number }
-  | { type: 'searchCancel' }
-  | { type: 'nextMatch'; direction: 1 | -1; height: number }
-  | { type: 'cycleLevel' }
-  | { type: 'cycleInstance' }
-  | { type: 'jumpToFailure'; height: number }
-  | { type: 'toggleHelp' }
-  | { type: 'back' }
-  /** A key press, resolved against the state it arrives in (two keys in one tick see each other's effect). */
-  | { type: 'key'; input: string; key: Key; height: number };
 
 /** The view's rows for a state: what the filters let through, with revision markers. */
 export function rowsOf(s: Pick<LogsState, 'entries' | 'level' | 'instance'>): DisplayRow[] {
