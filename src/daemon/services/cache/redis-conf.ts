@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { writePrivate } from '../../bootstrap.js';
 import type { MaxmemoryPolicy } from '../../../api/cache.js';
@@ -82,5 +82,9 @@ export function renderRedisConf(paths: InstancePaths, s: ServerSettings): string
 /** Creates the instance directories and writes the config file readable only by the daemon's user. */
 export function writeRedisConf(paths: InstancePaths, s: ServerSettings): void {
   mkdirSync(paths.data, { recursive: true, mode: 0o700 });
-  writePrivate(paths.conf, renderRedisConf(paths, s));
+  // Written beside and renamed into place: a server starting during a rotation must never read a
+  // truncated file (an empty redis.conf means port 6379 and no password: alive, but not on its port).
+  const tmp = `${paths.conf}.${randomBytes(4).toString('hex')}.tmp`;
+  writePrivate(tmp, renderRedisConf(paths, s));
+  renameSync(tmp, paths.conf);
 }

@@ -55,6 +55,8 @@ class Runner {
   private readonly monitor: NodeJS.Timeout;
   /** The last spec handed to update or restart: specs arrive newest last. */
   private newest?: InstanceSpec;
+  /** Every password redis.conf held since the running launch began: the server read one of them. */
+  private launchPasswords?: Set<string>;
 
   constructor(
     private spec: InstanceSpec,
@@ -144,6 +146,7 @@ class Runner {
       if (this.handle === handle) void this.crashed(handle, why);
     });
     const startedWith = this.spec.passwords[0]!;
+    this.launchPasswords = new Set([startedWith]);
     const deadline = Date.now() + config.startTimeoutMs;
     while (!this.stopped && Date.now() < deadline) {
       if (exitedWith) {
@@ -152,8 +155,8 @@ class Runner {
         return this.fail(`provisioning failed: ${exitedWith} during start${why ? `: ${why}` : ''}`);
       }
       // The server holds the password redis.conf had when it read it: the one this start began
-      // with, or a newer one when a rotation rewrote the file (and updated the spec) meanwhile.
-      for (const password of new Set([this.spec.passwords[0]!, startedWith])) {
+      // with, or any a rotation wrote into the file meanwhile (the newest is tried first).
+      for (const password of new Set([this.spec.passwords[0]!, ...this.launchPasswords])) {
         if (await pingWithPassword(this.spec.port, password, PING_TIMEOUT_MS)) return this.up(password);
       }
       await sleep(25);
@@ -235,6 +238,7 @@ class Runner {
   update(spec: InstanceSpec): void {
     this.spec = spec;
     this.newest = spec;
+    this.launchPasswords?.add(spec.passwords[0]!);
   }
 
   /**
@@ -244,6 +248,7 @@ class Runner {
    */
   restart(spec: InstanceSpec, message: string): Promise<void> {
     this.newest = spec;
+    this.launchPasswords?.add(spec.passwords[0]!);
     return this.run(async () => {
       this.spec = this.newest ?? spec;
       clearTimeout(this.restartTimer);
