@@ -5,7 +5,7 @@ import { projectFlag, projectQuery } from '../cli/agent-flags.js';
 import { agentRoutes } from '../api/agents.js';
 import { parseSince, SINCE_FORMS } from '../cli/durations.js';
 import { UsageError } from '../client/errors.js';
-import { followAgentLogs } from '../tui/logs/sources.js';
+import { FOLLOW_WAIT_SECONDS, followAgentLogs } from '../tui/logs/sources.js';
 
 /** The daemon's cap on one history read; --since without --limit asks for all of it. */
 const HISTORY_MAX = 10_000;
@@ -70,7 +70,11 @@ export default class Logs extends BaseCommand {
       else if (since && res.count === limit) this.note(`the newest ${limit} lines since ${since.toISOString()}; older ones were left out (narrow --since${limit < HISTORY_MAX ? ' or raise --limit' : ''})`);
       return res;
     }
-    const res = await client.request('GET', `/v1/agents/${encodeURIComponent(args.name)}/logs`, { query: { ...project, follow: flags.follow ? 'true' : undefined } });
+    // A follow is bounded by the person watching, not by fetch's 300 s limit on a quiet body.
+    const res = await client.request('GET', `/v1/agents/${encodeURIComponent(args.name)}/logs`, {
+      query: { ...project, follow: flags.follow ? 'true' : undefined },
+      ...(flags.follow ? { waitSeconds: FOLLOW_WAIT_SECONDS } : {}),
+    });
     // Waits for a slow terminal or pipe instead of buffering a busy tail in memory.
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
     return undefined;

@@ -7,7 +7,7 @@ import { ReplayFilter } from './replay-filter.js';
 import type { LogLine, LogSource } from './types.js';
 
 /** A follow stays open as long as someone watches: no client-side cut (Node's fetch cuts an idle body at 300 s). */
-const FOLLOW_WAIT_SECONDS = 7 * 24 * 3600;
+export const FOLLOW_WAIT_SECONDS = 7 * 24 * 3600;
 const RETRY_FIRST_MS = 250;
 const RETRY_MAX_MS = 5000;
 /** How often a scaled-to-zero service is asked again (its live route answers and closes at once). */
