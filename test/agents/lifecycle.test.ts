@@ -163,9 +163,22 @@ describe('failures', () => {
     expect((await deployForm(d, token, { name: 'keep', framework: 'function' }, archive({ 'main.py': HELLO_PY }), q())).status).toBe(202);
     await waitState(d, token, 'keep', 'ready', c.project.slug);
     expect((await d.api('PUT', `/v1/agents/keep/files/main.py${q()}`, { token, body: { content: 'import nonexistent_module_xyz\n' } })).status).toBe(200);
+    expect((await invoke('keep', 'before')).status).toBe(200);
+    const before = instancesOf('keep').map((i) => i.id);
     expect((await d.api('POST', `/v1/agents/keep/redeploy${q()}`, { token })).status).toBe(202);
+    // Blue-green: while the new revision tries (twice) to start, every request is still answered
+    // by the serving instance, which is never stopped or replaced.
+    let deploying = true;
+    const during: number[] = [];
+    const caller = (async () => {
+      while (deploying) during.push((await invoke('keep', 'during')).status);
+    })();
     // The previous revision keeps answering, so the agent reads ready; the newer one is listed as failed.
-    const kept = await waitState(d, token, 'keep', 'ready', c.project.slug);
+    const kept = await waitState(d, token, 'keep', 'ready', c.project.slug).finally(() => (deploying = false));
+    await caller;
+    expect(during.length).toBeGreaterThan(0);
+    expect(during.filter((status) => status !== 200)).toEqual([]);
+    expect(instancesOf('keep').map((i) => i.id)).toEqual(before);
     expect(kept).toMatchObject({ latest_revision: 'keep-00002', serving_revision: 'keep-00001', ready: true });
     expect(kept.message).toMatch(/revision keep-00002 did not become ready.*\n\(keep-00001 keeps serving\)$/s);
     const revs = (await d.api('GET', `/v1/agents/keep/revisions${q()}`, { token })).body.revisions;
