@@ -101,11 +101,11 @@ describe('flag conventions across every command', () => {
   });
 
   it('without a terminal and without --yes, every destructive command refuses with exit 2 before touching anything', async () => {
-    const todo = destructive.filter(([id]) => !ASKS_AFTER_LOOKUP.has(id));
+    const queue = destructive.filter(([id]) => !ASKS_AFTER_LOOKUP.has(id));
     const results: { id: string; exitCode: number; stderr: string }[] = [];
     // Four at a time: the machine's two cores are shared with daemons of other test files.
     const worker = async () => {
-      for (let next = todo.shift(); next; next = todo.shift()) {
+      for (let next = queue.shift(); next; next = queue.shift()) {
         const [id, c] = next;
         const args = Object.values(c.args).filter((a) => a.required).map(() => 'x');
         const flags = Object.entries(c.flags).filter(([, f]) => f.required).flatMap(([name]) => [`--${name}`, '1']);

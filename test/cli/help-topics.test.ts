@@ -69,9 +69,9 @@ describe('help', () => {
   // Four at a time, before the table's rows are checked: one CLI start per topic adds up.
   const topicHelp = new Map<string, CliResult>();
   beforeAll(async () => {
-    const todo = TOPICS.map(([t]) => t);
+    const queue = TOPICS.map(([t]) => t);
     const worker = async () => {
-      for (let t = todo.shift(); t; t = todo.shift()) topicHelp.set(t, await cli.run([...t.split(' '), '--help']));
+      for (let t = queue.shift(); t; t = queue.shift()) topicHelp.set(t, await cli.run([...t.split(' '), '--help']));
     };
     await Promise.all([worker(), worker(), worker(), worker()]);
   }, 120_000);

@@ -1,5 +1,6 @@
 import { render } from 'ink-testing-library';
 import { describe, expect, it } from 'vitest';
+import { until } from '../helpers/until.js';
 import type { LogLine } from '../../src/api/agents.js';
 import { ApiClient } from '../../src/client/api-client.js';
 import { LogsView } from '../../src/tui/logs/LogsView.js';
@@ -15,17 +16,6 @@ useAgentDaemon((daemon, admin) => {
 });
 
 const invoke = (name: string, message: string) => d.api('POST', `/v1/agents/${name}/invoke`, { body: { message } });
-
-/** Polls `test` until it holds (the source and the daemon move on their own), or fails with `what`. */
-async function until<T>(test: () => T | undefined | false, what: string, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = test();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('agentLogSource against a real daemon', { timeout: 60_000 }, () => {
   it('delivers history, then live lines once each, and follows a redeploy with a revision marker in the view', async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../helpers/until.js';
 import type { LogLine } from '../../src/api/agents.js';
 import { ApiClient } from '../../src/client/api-client.js';
 import { serviceLogSource } from '../../src/tui/logs/sources.js';
@@ -27,16 +28,6 @@ async function viaHost(path: string): Promise<number> {
   return res.statusCode;
 }
 
-async function until<T>(test: () => T | undefined | false, what: string, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = test();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 beforeAll(async () => {
   const dir = join(work, 'web');
   mkdirSync(dir);
@@ -59,15 +50,15 @@ describe('serviceLogSource against a real daemon', { timeout: 90_000 }, () => {
     const errors: string[] = [];
     const stop = serviceLogSource(client, { name: 'web', project: 'default', retryMs: 50 }).subscribe((l) => lines.push(l), (m) => errors.push(m));
     try {
-      await until(() => lines.some((l) => l.message === 'listening on 8080' && l.revision === 'web-00001'), 'the tail of web-00001');
+      await until(() => lines.some((l) => l.message === 'listening on 8080' && l.revision === 'web-00001'), 'the tail of web-00001', 30_000);
       expect(await viaHost('/first')).toBe(200);
-      await until(() => lines.some((l) => l.message === 'served /first'), 'the live line');
+      await until(() => lines.some((l) => l.message === 'served /first'), 'the live line', 30_000);
 
       const updated = await cli.run(['services', 'update', 'web', '--env', 'MSG=two', '--wait']);
       expect(updated.exitCode, updated.stderr).toBe(0);
-      await until(() => lines.some((l) => l.revision === 'web-00002' && l.message === 'listening on 8080'), 'the new revision');
+      await until(() => lines.some((l) => l.revision === 'web-00002' && l.message === 'listening on 8080'), 'the new revision', 30_000);
       expect(await viaHost('/second')).toBe(200);
-      const second = await until(() => lines.find((l) => l.message === 'served /second'), 'a line of web-00002');
+      const second = await until(() => lines.find((l) => l.message === 'served /second'), 'a line of web-00002', 30_000);
       expect(second.revision).toBe('web-00002');
 
       expect(lines.filter((l) => l.message === 'served /first')).toHaveLength(1);

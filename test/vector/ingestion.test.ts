@@ -72,16 +72,19 @@ describe('acknowledged points are searchable at once while the graph builds (iss
   });
 });
 
+/** Ends a spawned daemon a test left running (its last start) and removes its state directory. */
+async function killAndRemove(proc: DaemonProcess | undefined, home: string): Promise<void> {
+  if (proc && proc.child.exitCode === null && proc.child.signalCode === null) {
+    proc.child.kill('SIGKILL');
+    await proc.exited;
+  }
+  rmSync(home, { recursive: true, force: true });
+}
+
 describe('kill -9 while the graph is building (spawned daemon)', () => {
   const home = mkdtempSync(join(tmpdir(), 'platform-vector-ingest-kill-'));
   let proc: DaemonProcess | undefined;
-  afterAll(async () => {
-    if (proc && proc.child.exitCode === null && proc.child.signalCode === null) {
-      proc.child.kill('SIGKILL');
-      await proc.exited;
-    }
-    rmSync(home, { recursive: true, force: true });
-  });
+  afterAll(() => killAndRemove(proc, home));
 
   it('every acknowledged point survives, is searchable after the restart, and the graph finishes with exact answers', { timeout: 120_000 }, async () => {
     const DIMS = 64;
@@ -147,13 +150,7 @@ describe('kill -9 while the graph is building (spawned daemon)', () => {
 describe('a restart from a save that left points waiting, with a point rewritten after it (spawned daemon)', () => {
   const home = mkdtempSync(join(tmpdir(), 'platform-vector-ingest-resave-'));
   let proc: DaemonProcess | undefined;
-  afterAll(async () => {
-    if (proc && proc.child.exitCode === null && proc.child.signalCode === null) {
-      proc.child.kill('SIGKILL');
-      await proc.exited;
-    }
-    rmSync(home, { recursive: true, force: true });
-  });
+  afterAll(() => killAndRemove(proc, home));
 
   it('the rewritten point is its own nearest neighbour once the loaded graph is whole', { timeout: 120_000 }, async () => {
     const env = { PLATFORM_VECTOR_READY_DELAY_MS: '0', PLATFORM_VECTOR_EXACT_MAX_POINTS: '0' };
