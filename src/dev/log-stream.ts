@@ -1,4 +1,5 @@
 import type { ApiClient } from '../client/api-client.js';
+import { ReplayFilter } from '../client/log-replay-filter.js';
 
 export interface WorkloadLogLine {
   ts: string;
@@ -32,7 +33,7 @@ const FOLLOW_SECONDS = 24 * 3600;
  * Follows a workload's live logs across instances and redeploys (the daemon's follow moves on to
  * the next instance by itself) and opens the stream again when it ends: before the first deploy
  * (no agent yet), after a daemon restart. A reopened stream repeats the instance's kept lines;
- * lines older than the newest one seen are dropped, so nothing prints twice. `onRevision` is
+ * the replay filter drops them, so nothing prints twice. `onRevision` is
  * called before the first line of a revision other than the previous line's.
  */
 export function followLogs(
@@ -44,15 +45,11 @@ export function followLogs(
   let stopped = false;
   let cancel: (() => void) | undefined;
   let wake: (() => void) | undefined;
-  let lastTs = '';
-  let lastText = '';
+  const replays = new ReplayFilter();
   let lastRevision = '';
   const handle = (text: string) => {
     const line = parseLogLine(text);
-    if (!line) return;
-    if (line.ts < lastTs || (line.ts === lastTs && text === lastText)) return;
-    lastTs = line.ts;
-    lastText = text;
+    if (!line || !replays.accept(line)) return;
     if (line.revision !== lastRevision) {
       lastRevision = line.revision;
       onRevision(line.revision);
@@ -66,6 +63,7 @@ export function followLogs(
           query: { ...(target.project ? { project: target.project } : {}), follow: 'true' },
           waitSeconds: FOLLOW_SECONDS,
         });
+        replays.newConnection();
         const reader = (res.body as ReadableStream<Uint8Array>).getReader();
         cancel = () => void reader.cancel().catch(() => undefined);
         if (stopped) cancel();

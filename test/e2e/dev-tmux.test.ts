@@ -87,6 +87,8 @@ describe.skipIf(!hasTmux)('platform dev in a terminal', { timeout: 90_000 }, () 
     await until('the edit to serve', async () => ((await reply()) === 'hi ada' ? true : undefined));
     await until('the redeploy line', seen(/hello: hello-00002 serving \(deployed, \d+\.\d\d s after saving main\.py\)/));
     await until('the revision marker', seen(/── hello-00002 ─+/));
+    // The new instance's start, logged while the old one still served, is not lost.
+    await until('the new instance\'s ready line', seen(/system: instance hello-00002-[0-9a-f]{6} ready/));
 
     // A broken save: its error's tail shows, and the previous revision still answers.
     writeFileSync(join(dir, 'main.py'), `${handler('broken')}def oops(:\n`);
@@ -135,8 +137,9 @@ describe('platform dev without a terminal', { timeout: 60_000 }, () => {
     writeFileSync(join(dir, 'index.mjs'), 'export async function handle(event) { return { reply: "two " + event.message }; }\n');
     const second = await until('the redeploy event', event((e) => e.event === 'deployed' && e.revision === 'quiet-00002'));
     expect(second).toMatchObject({ trigger: 'save', path: 'index.mjs', since_save_ms: expect.any(Number) });
-    // The log stream's lines carry their revision.
-    await until('a log line of the new revision', event((e) => e.event === 'log' && e.revision === 'quiet-00002'));
+    // The log stream's lines carry their revision, including the new instance's start, which it
+    // logged beside the serving one before that one's stop line.
+    await until('the new revision\'s ready line', event((e) => e.event === 'log' && e.revision === 'quiet-00002' && /ready/.test(String(e.message))));
     // A broken save: a failed event naming what keeps serving, with the cause.
     writeFileSync(join(dir, 'index.mjs'), 'export async function handle(event) { return { reply: ; }\n');
     const failed = await until('the failed event', event((e) => e.event === 'failed'));

@@ -3,7 +3,7 @@ import type { LogLine } from '../../src/api/agents.js';
 import { lastFailureStart, type Entry } from '../../src/tui/logs/filters.js';
 import { levelOf } from '../../src/tui/logs/levels.js';
 import { parseLiveLine, revisionOf } from '../../src/tui/logs/live-lines.js';
-import { ReplayFilter } from '../../src/tui/logs/replay-filter.js';
+import { ReplayFilter } from '../../src/client/log-replay-filter.js';
 import { sanitize, truncate } from '../../src/tui/logs/render.js';
 
 const at = (s: number) => new Date(Date.UTC(2026, 10, 27, 10, 0, s)).toISOString();

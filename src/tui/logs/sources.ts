@@ -3,7 +3,7 @@ import { serverlessRoutes } from '../../api/serverless.js';
 import type { ApiClient } from '../../client/api-client.js';
 import { ApiCallError } from '../../client/errors.js';
 import { parseLiveLine, readTextLines } from './live-lines.js';
-import { ReplayFilter } from './replay-filter.js';
+import { ReplayFilter } from '../../client/log-replay-filter.js';
 import type { LogLine, LogSource } from './types.js';
 
 /** A follow stays open as long as someone watches: no client-side cut (Node's fetch cuts an idle body at 300 s). */

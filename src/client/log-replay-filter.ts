@@ -1,8 +1,14 @@
-import type { LogLine } from './types.js';
+/** What the filter reads of a line: who logged it and when. */
+interface LogLine {
+  instance: string;
+  ts: string;
+}
 
 /**
  * Drops the lines a new connection replays. The live route starts every connection with the
  * instance's recent lines (its ring), which history or an earlier connection already delivered.
+ * Marks are per instance, never global: a blue-green deploy's new instance logs its start before
+ * the old one logs its stop, and those earlier lines arrive after the stop line.
  * Per instance, the newest timestamp delivered and how many lines carried it are kept: a new
  * connection skips that instance's lines up to that mark and takes everything after it. Counting
  * (rather than a set of seen lines) keeps two identical lines printed in the same millisecond.
