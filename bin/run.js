@@ -8,9 +8,10 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
 } else if (argv[0] === '__complete') {
   // Every TAB of the shell scripts of `platform completion` lands here: without oclif, it answers in
   // about the time node takes to start.
-  const [{ runComplete }, { fileURLToPath }] = await Promise.all([import('../dist/cli/completion/main.js'), import('node:url')]);
+  const [{ runComplete }, { fileURLToPath }] = await Promise.all([import('../dist/cli-bundle/cli/completion/main.js'), import('node:url')]);
   await runComplete(argv.slice(1), fileURLToPath(new URL('..', import.meta.url)));
 } else {
-  const { execute } = await import('@oclif/core');
-  await execute({ dir: import.meta.url });
+  // oclif and every command are bundled (scripts/bundle-cli.mjs): a command loads a few files, not hundreds.
+  const oclif = await import('../dist/cli-bundle/oclif.js');
+  await (oclif.default ?? oclif).execute({ dir: import.meta.url });
 }

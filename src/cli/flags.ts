@@ -1,9 +1,8 @@
 import { Flags } from '@oclif/core';
-import type { ApiClient } from '../client/api-client.js';
+import { UUID_RE, type ApiClient } from '../client/api-client.js';
 import { ask, requireTty } from './prompt.js';
 import { AbortError } from '../client/errors.js';
 import { orgRoutes } from '../api/orgs.js';
-import { Uuid } from '../api/common.js';
 
 /** Shared flags of project-scoped and list commands, so every command spells them the same. */
 export { projectFlag } from './project-flag.js';
@@ -33,7 +32,7 @@ export async function confirm(yes: boolean | undefined, what: string): Promise<v
 
 /** The API addresses organizations by UUID; people type slugs, so a slug is looked up in the list. */
 export async function resolveOrgId(client: ApiClient, ref: string): Promise<string> {
-  if (Uuid.safeParse(ref).success) return ref;
+  if (UUID_RE.test(ref)) return ref;
   let token: string | undefined;
   do {
     const page = await client.call(orgRoutes.list, { query: { page_size: 200, page_token: token } });

@@ -1,11 +1,11 @@
 import { cpSync, existsSync, readdirSync, renameSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { AbortError } from '../client/errors.js';
+import { packageFile } from '../client/package-root.js';
 import { MCP_SERVER_NAME_RE } from '../api/mcp.js';
 
 /** templates/ ships beside dist/ in the package. */
-export const TEMPLATES_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'templates');
+export const TEMPLATES_DIR = packageFile('templates');
 
 export type TemplateKind = 'function' | 'agent' | 'mcp';
 

@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
-import { secretEnvName, type RevisionView, type ServiceView } from '../api/serverless.js';
+import type { RevisionView, ServiceView } from '../api/serverless.js';
+import { secretEnvName } from '../api/serverless-sources.js';
 import type { ApiClient } from '../client/api-client.js';
 import { requestedSummary, shortImage, splitSummary, waitForService, type ServiceRef } from '../client/services.js';
 import { startSpinner } from './spinner.js';

@@ -3,11 +3,11 @@ import type { RouteContract } from '../api/contract.js';
 import { projectRoutes } from '../api/projects.js';
 import { ApiCallError, AbortError } from './errors.js';
 import { unreachable } from './network-errors.js';
-import { httpsFetch } from './https-fetch.js';
+import { nodeFetch } from './node-fetch.js';
 import { answerTimeoutFor, noAnswer } from './answer-timeout.js';
 import { forPeople } from './api-hints.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface CallInput {
   params?: Record<string, string>;
@@ -74,7 +74,7 @@ export class ApiClient {
 
   /** The id of a project named by id, slug or short (looked up once per client). */
   async projectId(ref: string): Promise<string> {
-    if (UUID.test(ref)) return ref;
+    if (UUID_RE.test(ref)) return ref;
     let id = this.projectIds.get(ref);
     if (!id) {
       id = (await this.call(projectRoutes.get, { params: { projectID: ref } })).id;
@@ -90,8 +90,8 @@ export class ApiClient {
 
   /**
    * Sends a request and returns the raw response after turning a non-2xx into ApiCallError.
-   * `waitSeconds` bounds the whole exchange on the client side instead of Node fetch's built-in
-   * 300 s header and body timeouts, which would cut an agent allowed 900 s (spec 1 §8.5) short.
+   * `waitSeconds` bounds the whole exchange on the client side; nothing else does, so an agent
+   * allowed 900 s (spec 1 §8.5) is not cut short by a generic 300 s header or body timeout.
    */
   async request(
     method: string,
@@ -112,11 +112,10 @@ export class ApiClient {
       const answerSeconds = input.waitSeconds === undefined ? answerTimeoutFor(body) : undefined;
       const silence = new AbortController();
       const timer = answerSeconds === undefined ? undefined : setTimeout(() => silence.abort(), answerSeconds * 1000);
+      // A long wait bounds the whole exchange, body included; nothing else limits it.
+      const signal = input.waitSeconds === undefined ? silence.signal : AbortSignal.timeout(input.waitSeconds * 1000);
       try {
-        const init = { method, headers, body, signal: silence.signal, ...(body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit;
-        if (input.waitSeconds !== undefined) return await undiciFetch(url, init, { seconds: input.waitSeconds, ca: this.options.ca });
-        if (this.options.ca) return await httpsFetch(url, init, this.options.ca);
-        return await fetch(url, init);
+        return await nodeFetch(url, { method, headers, body, signal }, this.options.ca);
       } catch (e) {
         if (silence.signal.aborted) throw noAnswer(this.baseUrl, answerSeconds!);
         if ((e as Error).name === 'TimeoutError') {
@@ -154,33 +153,4 @@ export class ApiClient {
     }
     throw new ApiCallError(res.status, forPeople(message), requestId, parsed, nextStep(res.status, message));
   }
-}
-
-/**
- * undici's own fetch, for what the global one cannot do: no 300 s header and body timeouts (ended
- * by `seconds` instead, for long invokes), with a context's extra CA when it has one (shorter
- * requests with a CA go through https-fetch.ts, which loads faster).
- * undici's fetch and Agent are loaded only here, and together, so the dispatcher always matches
- * the fetch that uses it; one Agent per CA keeps connections alive across a command's requests.
- */
-const agents = new Map<string, unknown>();
-async function undiciFetch(url: URL, init: RequestInit, opts: { seconds?: number; ca?: string }): Promise<Response> {
-  const undici = await import('undici');
-  const tls = await import('node:tls');
-  const key = `${opts.seconds !== undefined}|${opts.ca ?? ''}`;
-  let dispatcher = agents.get(key) as InstanceType<typeof undici.Agent> | undefined;
-  if (!dispatcher) {
-    // The context's CA is trusted besides the system's, as NODE_EXTRA_CA_CERTS would do.
-    const connect = opts.ca ? { ca: [...tls.rootCertificates, opts.ca] } : undefined;
-    dispatcher = new undici.Agent({ ...(opts.seconds !== undefined ? { headersTimeout: 0, bodyTimeout: 0 } : {}), ...(connect ? { connect } : {}) });
-    agents.set(key, dispatcher);
-  }
-  if (init.body instanceof FormData) {
-    // undici's own fetch does not know Node's global FormData (a different class): encode it as the
-    // global fetch would, streamed, with its multipart boundary.
-    const encoded = new Response(init.body);
-    init = { ...init, body: encoded.body, duplex: 'half', headers: { ...(init.headers as Record<string, string>), 'content-type': encoded.headers.get('content-type')! } } as RequestInit;
-  }
-  const signal = opts.seconds !== undefined ? AbortSignal.timeout(opts.seconds * 1000) : undefined;
-  return (await undici.fetch(url, { ...(init as object), dispatcher, signal } as Parameters<typeof undici.fetch>[1])) as unknown as Response;
 }

@@ -2,9 +2,10 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, closeSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { platformHome } from './contexts.js';
 import { AbortError } from './errors.js';
+import { nodeFetch } from './node-fetch.js';
+import { packageFile } from './package-root.js';
 
 export interface DaemonInfo {
   version: string;
@@ -45,7 +46,7 @@ function pidAlive(pid: number): boolean {
 /** 'silent' when the port accepts connections and nothing answers: a daemon stopped (SIGSTOP) or wedged. */
 async function health(url: string, timeoutMs = 1000): Promise<'ok' | 'silent' | 'down'> {
   try {
-    const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(timeoutMs) });
+    const res = await nodeFetch(new URL('/healthz', url), { signal: AbortSignal.timeout(timeoutMs) });
     await res.arrayBuffer();
     return res.ok ? 'ok' : 'down';
   } catch (e) {
@@ -149,8 +150,8 @@ async function launchDaemon(home: string, opts: { port?: number; env?: Record<st
   const logStart = existsSync(daemonLogFile()) ? statSync(daemonLogFile()).size : 0;
   const logFd = openSync(daemonLogFile(), 'a');
   // The one-file bundle starts faster (scripts/bundle-daemon.mjs); the module tree works as well.
-  const bundle = fileURLToPath(new URL('../daemon/daemon.bundle.js', import.meta.url));
-  const main = existsSync(bundle) ? bundle : fileURLToPath(new URL('../daemon/main.js', import.meta.url));
+  const bundle = packageFile('dist', 'daemon', 'daemon.bundle.js');
+  const main = existsSync(bundle) ? bundle : packageFile('dist', 'daemon', 'main.js');
   const child = spawn(process.execPath, [main, '--port', String(port)], {
     detached: true,
     // The pipe on fd 3 carries the bootstrap admin of a first start: never through the log file.

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import { SERVER_ENTRIES } from '../api/serverless-sources.js';
 import {
-  SERVER_ENTRIES,
   SOURCE_IMAGE_PREFIX,
   serverlessRoutes,
   type RevisionView,

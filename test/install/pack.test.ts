@@ -63,7 +63,7 @@ describe('npm pack and a global install', () => {
       'package.json',
       'oclif.manifest.json',
       'dist/daemon/daemon.bundle.js',
-      'dist/commands/daemon/start.js',
+      'dist/cli-bundle/commands/daemon/start.js',
       'dist/daemon/runtimes/python/shim.py',
       'dist/daemon/runtimes/agent/harness.py',
       'dist/daemon/runtimes/door/door.mjs',

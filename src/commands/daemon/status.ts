@@ -1,12 +1,13 @@
 import { BaseCommand } from '../../cli/base-command.js';
 import { probeDaemon, silentDaemon } from '../../client/local-daemon.js';
+import { nodeFetch } from '../../client/node-fetch.js';
 import { platformHome } from '../../client/contexts.js';
 import type { Reconciliation } from '../../api/health.js';
 
 /** The daemon's start after listening, as /healthz reports it (absent from daemons before it). */
 async function reconciliationOf(url: string): Promise<Reconciliation | undefined> {
   try {
-    const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
+    const res = await nodeFetch(new URL('/healthz', url), { signal: AbortSignal.timeout(1000) });
     return ((await res.json()) as { reconciliation?: Reconciliation }).reconciliation;
   } catch {
     return undefined;

@@ -1,0 +1,172 @@
+// Bundles the CLI: every command, the hook and the completion entry, with @oclif/core, zod and the
+// other pure-JS packages they use, into dist/cli-bundle (one file per command plus shared chunks).
+// Resolving and loading some 300 small modules cost each command more start-up time than running
+// it (docs/decisions/speed-cli.md). Native addons and the lazily loaded packages stay external.
+// The daemon's modules (loaded in-process by `server start` only) stay the tsc tree in dist/daemon,
+// reached through the package's own `#platform-daemon/*` import map, wherever the chunk lands.
+import { build } from 'esbuild';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join, relative, resolve, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const OUT = 'dist/cli-bundle';
+const walk = (dir) => readdirSync(dir).flatMap((f) => {
+  const p = join(dir, f);
+  return statSync(p).isDirectory() ? walk(p) : p.endsWith('.js') ? [p] : [];
+});
+
+const daemonTree = {
+  name: 'daemon-tree',
+  setup(b) {
+    const daemonDir = resolve('dist/daemon');
+    b.onResolve({ filter: /daemon\// }, (args) => {
+      if (!args.path.startsWith('.')) return undefined;
+      const rel = relative(daemonDir, resolve(args.resolveDir, args.path));
+      if (rel.startsWith('..')) return undefined;
+      return { path: `#platform-daemon/${rel.split(sep).join('/')}`, external: true };
+    });
+  },
+};
+
+// oclif sorts its ~200 commands with localeCompare at every start: the first call builds an ICU
+// collator (~20-35 ms measured). Command ids are ASCII, so a code-unit order is the same order.
+const PATCHES = [
+  {
+    file: /@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/,
+    from: '.sort((a, b) => a.id.localeCompare(b.id))',
+    to: '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))',
+  },
+];
+const patches = {
+  name: 'patches',
+  setup(b) {
+    b.onLoad({ filter: /@oclif[\\/]core[\\/]lib[\\/].*\.js$/ }, (args) => {
+      const todoPatches = PATCHES.filter((p) => p.file.test(args.path));
+      if (todoPatches.length === 0) return undefined;
+      let text = readFileSync(args.path, 'utf8');
+      for (const p of todoPatches) {
+        if (!text.includes(p.from)) throw new Error(`bundle-cli: ${args.path} no longer contains ${p.from}; review the patch`);
+        text = text.replaceAll(p.from, p.to);
+      }
+      return { contents: text, loader: 'js' };
+    });
+  },
+};
+
+// The contract modules (dist/api) build zod schemas at import: loading zod and them cost a request
+// command more than the rest of its start. What most commands take from them is data: route tables
+// (method, path, status) and constants. Each module's data is written as a zod-free twin in
+// dist/cli-routes; an import of the CLI that asks only for such names is pointed at the twin, and
+// any other (a schema, a function) keeps the real module. One source of truth: the twins are
+// generated from the real modules at every build.
+const SCHEMA_FIELDS = ['params', 'query', 'body', 'response'];
+const ROUTES_DIR = 'dist/cli-routes';
+
+function serialize(v) {
+  if (v === null) return 'null';
+  if (v === undefined) return 'undefined';
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'string') return JSON.stringify(v);
+  if (v instanceof RegExp) return v.toString();
+  if (Array.isArray(v)) {
+    const items = v.map(serialize);
+    return items.includes(null) ? null : `[${items.join(', ')}]`;
+  }
+  if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype && !('_zod' in v)) {
+    const fields = Object.entries(v).map(([k, x]) => [k, serialize(x)]);
+    return fields.some(([, x]) => x === null) ? null : `{ ${fields.map(([k, x]) => `${JSON.stringify(k)}: ${x}`).join(', ')} }`;
+  }
+  return null;
+}
+
+const isRoute = (v) => v && typeof v === 'object' && typeof v.method === 'string' && typeof v.path === 'string' && 'response' in v;
+
+/** A route without its schemas; reading one is a bundling mistake, said loudly rather than undefined. */
+function serializeRoute(r) {
+  const data = Object.fromEntries(Object.entries(r).filter(([k]) => !SCHEMA_FIELDS.includes(k)));
+  const guards = SCHEMA_FIELDS.map((f) => `get ${f}() { return schemaless(${JSON.stringify(r.id ?? r.path)}, ${JSON.stringify(f)}); }`);
+  const body = serialize(data);
+  return body === null ? null : `{ ${body.slice(2, -2)}, ${guards.join(', ')} }`;
+}
+
+/** Writes the twins; returns, per module path, the names its twin exports. */
+async function writeTwins() {
+  rmSync(ROUTES_DIR, { recursive: true, force: true });
+  mkdirSync(ROUTES_DIR, { recursive: true });
+  const twins = new Map();
+  for (const f of readdirSync('dist/api').filter((f) => f.endsWith('.js'))) {
+    const mod = await import(pathToFileURL(resolve('dist/api', f)).href);
+    const lines = [];
+    const names = new Set();
+    for (const [name, value] of Object.entries(mod)) {
+      let text = null;
+      if (value && typeof value === 'object' && !('_zod' in value) && Object.values(value).length > 0 && Object.values(value).every(isRoute)) {
+        const entries = Object.entries(value).map(([k, r]) => [k, serializeRoute(r)]);
+        if (entries.every(([, x]) => x !== null)) text = `{\n${entries.map(([k, x]) => `  ${JSON.stringify(k)}: ${x},`).join('\n')}\n}`;
+      } else if (typeof value !== 'function') text = serialize(value);
+      if (text === null) continue;
+      lines.push(`export const ${name} = ${text};`);
+      names.add(name);
+    }
+    const head = `// Generated by scripts/bundle-cli.mjs from dist/api/${f}: its data without zod. Do not edit.\n` +
+      `function schemaless(route, field) { throw new Error(\`the CLI's route table has no \${field} schema for \${route}: import it from src/api\`); }\n`;
+    writeFileSync(join(ROUTES_DIR, f), head + lines.join('\n') + '\n');
+    twins.set(resolve('dist/api', f), names);
+  }
+  return twins;
+}
+
+/** The names an import statement of `importer` takes from `specifier`; undefined when it takes the namespace. */
+function importedNames(importer, specifier) {
+  const text = readFileSync(importer, 'utf8');
+  const esc = specifier.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const names = [];
+  for (const m of text.matchAll(new RegExp(`(?:import|export)\\s*(\\*\\s*as\\s*\\w+|\\{[^}]*\\})\\s*from\\s*['"]${esc}['"]`, 'g'))) {
+    if (m[1].startsWith('*')) return undefined;
+    for (const part of m[1].slice(1, -1).split(',')) if (part.trim()) names.push(part.trim().split(/\s+as\s+/)[0]);
+  }
+  // A dynamic import takes the whole module, unless it only reads names: `(await import('x')).name`.
+  const dynamic = [...text.matchAll(new RegExp(`import\\(\\s*['"]${esc}['"]\\s*\\)(\\)\\.(\\w+))?`, 'g'))];
+  if (dynamic.some((m) => !m[2] || !text.slice(Math.max(0, m.index - 7), m.index).endsWith('(await '))) return undefined;
+  return [...names, ...dynamic.map((m) => m[2])];
+}
+
+const twins = await writeTwins();
+const routeTwins = {
+  name: 'route-twins',
+  setup(b) {
+    b.onResolve({ filter: /\/api\/[\w-]+\.js$/ }, (args) => {
+      if (!args.path.startsWith('.') || !args.importer || args.importer.startsWith(resolve('dist/api'))) return undefined;
+      const target = resolve(args.resolveDir, args.path);
+      const names = twins.get(target);
+      const wanted = names && importedNames(args.importer, args.path);
+      if (!wanted || !wanted.every((n) => names.has(n))) {
+        if (process.env.BUNDLE_CLI_EXPLAIN && names) console.error(`${relative('.', args.importer)} takes ${wanted ? wanted.filter((n) => !names.has(n)).join(', ') : 'the whole module'} from ${args.path}: the real module is bundled`);
+        return undefined;
+      }
+      return { path: resolve(ROUTES_DIR, basename(target)) };
+    });
+  },
+};
+
+rmSync(OUT, { recursive: true, force: true });
+await build({
+  entryPoints: [
+    ...walk('dist/commands'),
+    'dist/hooks/command-not-found.js',
+    'dist/cli/completion/main.js',
+    { in: 'node_modules/@oclif/core/lib/index.js', out: 'oclif' },
+  ],
+  outdir: OUT,
+  outbase: 'dist',
+  bundle: true,
+  splitting: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  // Native addons, and packages loaded only on rare paths (their own lazy import keeps them off start-up).
+  external: ['@napi-rs/keyring', 'better-sqlite3', 'usearch', 'hnswlib-node', 'dockerode', 'undici', 'react-devtools-core', 'typescript'],
+  // CommonJS packages inside ES module chunks still call require and read __filename.
+  banner: { js: "import { createRequire as __platformRequire } from 'node:module'; const require = __platformRequire(import.meta.url);" },
+  plugins: [daemonTree, routeTwins, patches],
+  logLevel: 'warning',
+});
