@@ -28,27 +28,52 @@ const daemonTree = {
   },
 };
 
-// oclif sorts its ~200 commands with localeCompare at every start: the first call builds an ICU
-// collator (~20-35 ms measured). Command ids are ASCII, so a code-unit order is the same order.
+// Patches of oclif's start-up path, each checked to still apply.
 const PATCHES = [
+  // The logger loads the debug package at every start to print nothing unless DEBUG is set.
+  {
+    file: /@oclif[\\/]core[\\/]lib[\\/]logger\.js$/,
+    from: 'const debug = (0, debug_1.default)(namespace);',
+    to: 'const debug = process.env.DEBUG ? (0, debug_1.default)(namespace) : Object.assign(function () {}, { enabled: false, namespace });',
+  },
+  // The engine check loads semver (47 modules) at every start; npm already enforces package.json's engines.
+  {
+    file: /@oclif[\\/]core[\\/]lib[\\/]index\.js$/,
+    from: 'function checkNodeVersion() {',
+    to: 'function checkNodeVersion() {\n    return;',
+  },
+  // oclif sorts its ~200 commands with localeCompare at every start: the first call builds an ICU
+  // collator (~20-35 ms measured). Command ids are ASCII, so a code-unit order is the same order.
   {
     file: /@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/,
     from: '.sort((a, b) => a.id.localeCompare(b.id))',
     to: '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))',
   },
 ];
+
+// oclif's modules require everything at the top (each other, Node's child_process and os, a glob
+// library, a template engine, a debug logger, text wrapping for help and errors), and its index
+// loads every module: each command paid for all of them at start. A required module now loads the
+// first time one of its exports is read. TypeScript's CommonJS output reads them only as properties
+// (`x_1.default`, `(0, x_1.name)(...)`, re-export getters), which a Proxy can defer.
+const TOP_REQUIRE = /^(?:const|var) (\w+) = (__importDefault\(|__importStar\()?require\(("[^"]+")\)\)?;$/gm;
+const lazyRequires = (text) =>
+  text.replace(TOP_REQUIRE, (line, name, wrap, spec) => {
+    const load = wrap ? `${wrap}require(${spec}))` : `require(${spec})`;
+    const target = `(${name}__loaded ??= ${load})`;
+    return `let ${name}__loaded; const ${name} = new Proxy({}, { get: (_, key) => ${target}[key], has: (_, key) => key in ${target}, ownKeys: () => Reflect.ownKeys(${target}), getOwnPropertyDescriptor: (_, key) => { const d = Reflect.getOwnPropertyDescriptor(${target}, key); return d && { ...d, configurable: true }; } });`;
+  });
+
 const patches = {
   name: 'patches',
   setup(b) {
     b.onLoad({ filter: /@oclif[\\/]core[\\/]lib[\\/].*\.js$/ }, (args) => {
-      const todoPatches = PATCHES.filter((p) => p.file.test(args.path));
-      if (todoPatches.length === 0) return undefined;
       let text = readFileSync(args.path, 'utf8');
-      for (const p of todoPatches) {
+      for (const p of PATCHES.filter((p) => p.file.test(args.path))) {
         if (!text.includes(p.from)) throw new Error(`bundle-cli: ${args.path} no longer contains ${p.from}; review the patch`);
         text = text.replaceAll(p.from, p.to);
       }
-      return { contents: text, loader: 'js' };
+      return { contents: lazyRequires(text), loader: 'js' };
     });
   },
 };
