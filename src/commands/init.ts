@@ -1,7 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { canDrawUi } from '../cli/terminal.js';
 import { existsSync, readdirSync } from 'node:fs';
-import { createElement } from 'react';
 import { BaseCommand } from '../cli/base-command.js';
 import { createFromTemplate, TEMPLATE_NAMES, type Created } from '../cli/init-templates.js';
 import { AbortError, UsageError } from '../client/errors.js';
@@ -44,7 +43,8 @@ export default class Init extends BaseCommand {
 
   /** The picker, loaded only here: ink and react cost start-up time every other init would pay. */
   private async pick(given: string | undefined): Promise<InitChoice> {
-    const [{ render }, { InitPicker }] = await Promise.all([import('ink'), import('../tui/InitPicker.js')]);
+    // The picker's UI (ink, react) loads only when it is drawn.
+    const [{ render }, { createElement }, { InitPicker }] = await Promise.all([import('ink'), import('react'), import('../tui/InitPicker.js')]);
     let choice: InitChoice | undefined;
     const app = render(
       createElement(InitPicker, {
