@@ -9,7 +9,7 @@ const ALNUM_MIXED = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456
 export function randomString(length: number, alphabet = ALNUM_MIXED): string {
   let out = '';
   while (out.length < length) {
-    for (const b of randomBytes(length * 2)) {
+    for (const b of pooledRandom(length * 2)) {
       if (b < 256 - (256 % alphabet.length)) out += alphabet[b % alphabet.length];
       if (out.length === length) break;
     }
@@ -26,13 +26,17 @@ export const newRequestId = () => `req_${pooledRandom(12).toString('hex')}`;
 
 /**
  * Random bytes drawn from a pool refilled 4 KiB at a time: one CSPRNG call per ~340 request ids
- * instead of one per request (docs/decisions/speed-daemon.md).
+ * instead of one per request (docs/decisions/speed-daemon.md). Every byte is handed out once, so
+ * the bytes serve wherever fresh randomness is needed (ids, AES-GCM nonces). Larger asks than
+ * the pool get their own call.
  */
+const POOL_BYTES = 4096;
 let pool = Buffer.alloc(0);
 let used = 0;
-function pooledRandom(n: number): Buffer {
+export function pooledRandom(n: number): Buffer {
+  if (n > POOL_BYTES / 4) return randomBytes(n);
   if (used + n > pool.length) {
-    pool = randomBytes(4096);
+    pool = randomBytes(POOL_BYTES);
     used = 0;
   }
   const out = pool.subarray(used, used + n);

@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { pooledRandom } from '../ids.js';
 import type { Db } from '../store/db.js';
 import { ApiError, unavailable } from '../http/errors.js';
 
@@ -11,12 +12,14 @@ import { ApiError, unavailable } from '../http/errors.js';
 const NONCE = 12;
 const TAG = 16;
 
-export function seal(key: Buffer, plaintext: Buffer, aad: string): Buffer {
-  const nonce = randomBytes(NONCE);
+export function seal(key: Buffer, plaintext: Buffer, aad: string | Buffer): Buffer {
+  // A fresh random nonce per seal, from the shared pool: one CSPRNG call per ~340 seals.
+  const nonce = pooledRandom(NONCE);
   const cipher = createCipheriv('aes-256-gcm', key, nonce);
-  cipher.setAAD(Buffer.from(aad, 'utf8'));
-  const ct = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  return Buffer.concat([nonce, cipher.getAuthTag(), ct]);
+  cipher.setAAD(typeof aad === 'string' ? Buffer.from(aad, 'utf8') : aad);
+  const ct = cipher.update(plaintext);
+  cipher.final();
+  return Buffer.concat([nonce, cipher.getAuthTag(), ct], NONCE + TAG + ct.length);
 }
 
 /** Throws when the blob was altered or sealed under another key or row. */
@@ -54,10 +57,17 @@ export function sealText(db: Db, plaintext: string, aad: string): string {
   return TEXT_PREFIX + seal(masterKeyFor(db), Buffer.from(plaintext, 'utf8'), aad).toString('base64');
 }
 
-/** Seals several strings of one row with one look-up of the key (a session turn seals four). */
+/**
+ * Seals several strings of one row with one look-up of the key (a session turn has four). Values
+ * that carry no content, the empty string and the empty JSON list, are stored as they are: their
+ * ciphertext's length alone would reveal them (0 or 2 bytes), so sealing them hides nothing,
+ * and openText reads an unprefixed value as stored. A function's turn usually has no tool calls
+ * and no events: half its seals were of `[]` (docs/decisions/speed-daemon.md).
+ */
 export function sealTexts(db: Db, plaintexts: readonly string[], aad: string): string[] {
   const key = masterKeyFor(db);
-  return plaintexts.map((p) => TEXT_PREFIX + seal(key, Buffer.from(p, 'utf8'), aad).toString('base64'));
+  const aadBytes = Buffer.from(aad, 'utf8');
+  return plaintexts.map((p) => (p === '' || p === '[]' ? p : TEXT_PREFIX + seal(key, Buffer.from(p, 'utf8'), aadBytes).toString('base64')));
 }
 
 /**

@@ -46,10 +46,30 @@ interface CompiledRoute {
   raw?: (ctx: RequestContext, params: Record<string, string>) => Promise<void>;
   /** The area that registered the route: its requests wait for that area's start (startup.ts). */
   area?: string;
+  /** The path's leading whole literal segments (at most INDEX_DEPTH): `/v1/agents/{name}` has `v1`, `agents`. */
+  lead: string[];
+}
+
+/** How many leading path segments the route index keys on. */
+const INDEX_DEPTH = 2;
+/** Distinct (listener, leading segments) keys remembered; paths come from clients, so the memo is bounded. */
+const INDEX_KEYS_MAX = 1024;
+
+/** The literal segments a path starts with, up to INDEX_DEPTH: a segment holding a parameter ends them. */
+function leadingSegments(path: string): string[] {
+  const out: string[] = [];
+  const segments = path.split('/').slice(1);
+  for (let i = 0; i < segments.length && out.length < INDEX_DEPTH; i++) {
+    const seg = segments[i]!;
+    // A segment holding a parameter (`{name}`, `{topic}:publish`) can match many texts: the literal lead ends there.
+    if (seg.includes('{')) break;
+    out.push(seg);
+  }
+  return out;
 }
 
 /** Compiles `{name}` (one segment, no colon so `{topic}:publish` works) and `{name...}` (rest of path). */
-function compile(path: string): { regex: RegExp; names: string[]; specificity: number } {
+function compile(path: string): { regex: RegExp; names: string[]; specificity: number; lead: string[] } {
   const names: string[] = [];
   let literal = 0;
   const source = path.replace(/\{(\w+)(\.\.\.)?\}|([^{]+)/g, (_m, name: string, rest: string, lit: string) => {
@@ -60,11 +80,18 @@ function compile(path: string): { regex: RegExp; names: string[]; specificity: n
     names.push(name);
     return rest ? '(.+)' : '([^/:]+)';
   });
-  return { regex: new RegExp(`^${source}$`), names, specificity: literal };
+  return { regex: new RegExp(`^${source}$`), names, specificity: literal, lead: leadingSegments(path) };
 }
 
 export class Router {
   private readonly routes: CompiledRoute[] = [];
+  /**
+   * The routes that can match a path, by listener and the path's leading segments, in the same
+   * (specificity) order as `routes`: a request tests a handful of regexes instead of every route's.
+   * A route is a candidate when each of its leading literal segments equals the path's; its regex
+   * still decides. Rebuilt lazily after a route is added.
+   */
+  private readonly candidates = new Map<string, CompiledRoute[]>();
 
   /**
    * Checks that the caller can see the project named by a `{projectID}` path parameter. Run before
@@ -96,11 +123,24 @@ export class Router {
     }
     this.routes.push(r);
     this.routes.sort((a, b) => b.specificity - a.specificity);
+    this.candidates.clear();
+  }
+
+  /** The routes of this listener whose leading literal segments the path shares, in match order. */
+  private candidatesFor(pathname: string, listener: Listener): CompiledRoute[] {
+    const segments = pathname.split('/', INDEX_DEPTH + 1).slice(1);
+    const key = `${listener} ${segments.join('/')}`;
+    let list = this.candidates.get(key);
+    if (list) return list;
+    list = this.routes.filter((r) => servedOn(r, listener) && r.lead.every((seg, i) => segments[i] === seg));
+    if (this.candidates.size >= INDEX_KEYS_MAX) this.candidates.clear();
+    this.candidates.set(key, list);
+    return list;
   }
 
   /** Methods some route serves at this path (for a 405 to a method Node's parser cannot even read). */
   allowedMethods(pathname: string, listener: Listener = 'main'): string[] {
-    return [...new Set(this.routes.filter((r) => servedOn(r, listener) && r.regex.test(pathname)).map((r) => r.contract.method))];
+    return [...new Set(this.candidatesFor(pathname, listener).filter((r) => r.regex.test(pathname)).map((r) => r.contract.method))];
   }
 
   /**
@@ -109,8 +149,7 @@ export class Router {
    */
   match(method: string, pathname: string, listener: Listener = 'main'): { route: CompiledRoute; params: Record<string, string> } {
     let allowed: string[] = [];
-    for (const r of this.routes) {
-      if (!servedOn(r, listener)) continue;
+    for (const r of this.candidatesFor(pathname, listener)) {
       const m = r.regex.exec(pathname);
       if (!m) continue;
       if (r.contract.method !== method && !(method === 'HEAD' && r.contract.method === 'GET')) {

@@ -9,8 +9,8 @@ import { parseInput } from '../../http/validate.js';
 import { sendJson } from '../../http/router.js';
 import { randomString } from '../../ids.js';
 import type { Principal } from '../auth/principal.js';
-import { requireProjectAccess, projectAccess } from '../accounts/access.js';
-import { invokeProject, unknownAgent } from './access.js';
+import { requireProjectAccess } from '../accounts/access.js';
+import { invokeProject, resolveProject, unknownAgent } from './access.js';
 import type { Deps } from './service.js';
 import { agentStore, type AgentRow } from './store.js';
 import { clampTimeout } from './view.js';
@@ -30,9 +30,9 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te
 export function invokeTarget(d: Deps, principal: Principal | undefined, name: string, projectRef: string | undefined): AgentRow {
   const required = d.ctx.config.invokeAuthRequired;
   if (required && !principal) throw unauthorized(INVOKE_AUTH_MESSAGE);
-  const project = invokeProject(d.ctx, principal, projectRef, required);
-  if (required && principal) requireProjectAccess(projectAccess(d.ctx.db, d.ctx.clock, principal, project), 'member');
-  return servingAgent(d, name, project.id);
+  // With the gate on, the project is resolved with the caller's access (member required): its grants are read once.
+  if (required && principal) return servingAgent(d, name, requireProjectAccess(resolveProject(d.ctx, principal, projectRef), 'member').project.id);
+  return servingAgent(d, name, invokeProject(d.ctx, principal, projectRef, required).id);
 }
 
 /** The agent by name in a project, which must have a revision to serve (no access check). */

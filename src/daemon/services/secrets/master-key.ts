@@ -21,7 +21,8 @@ const KEY_CHECK_TEXT = 'platform secret store master key';
  */
 export class MasterKey {
   readonly file: string;
-  private verified?: string;
+  /** The key buffer last verified against the store's key check (the same object while the file is unchanged). */
+  private verified?: Buffer;
   /** The file as last read, by its identity: a stat is enough to know it did not change. */
   private lastRead?: { id: string; key: Buffer | undefined };
 
@@ -50,15 +51,14 @@ export class MasterKey {
     if (!this.configured) return { state: 'unconfigured', reason: 'the project secret store is not configured (PLATFORM_SECRETS_STORE=off)' };
     const key = this.readFile();
     if (!key) return { state: 'sealed', reason: 'the project secret store is sealed: its master key is missing or unreadable' };
-    const fingerprint = key.toString('base64');
-    if (this.verified !== fingerprint) {
+    if (this.verified !== key && !this.verified?.equals(key)) {
       const check = store.getMeta(this.db, 'key_check');
       try {
         if (!check || open(key, Buffer.from(check, 'base64'), KEY_CHECK_AAD).toString() !== KEY_CHECK_TEXT) throw new Error('mismatch');
       } catch {
         return { state: 'sealed', reason: 'the project secret store is sealed: the master key does not match the store' };
       }
-      this.verified = fingerprint;
+      this.verified = key;
     }
     return { state: 'unsealed', key };
   }

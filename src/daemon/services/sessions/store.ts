@@ -79,6 +79,10 @@ function openTurn(db: Db, agentId: string, r: TurnRow): TurnRow {
 }
 
 export const sessionStore = {
+  /** Who a session belongs to, without counting its turns (the invoke path asks this on every turn). */
+  owner(db: Db, agentId: string, id: string): string | undefined {
+    return (stmt(db, 'SELECT user_id FROM sess_sessions WHERE agent_id = ? AND id = ?').get(agentId, id) as { user_id: string } | undefined)?.user_id;
+  },
   get(db: Db, agentId: string, id: string): SessionRow | undefined {
     return stmt(db, `SELECT ${SESSION_COLS} FROM sess_sessions s WHERE s.agent_id = ? AND s.id = ?`).get(agentId, id) as SessionRow | undefined;
   },
@@ -98,30 +102,29 @@ export const sessionStore = {
   /** Appends a turn, creating the session on its first one; the next index is computed in the same transaction. */
   append(db: Db, agentId: string, id: string, turn: Omit<TurnRow, 'idx'>): void {
     // Sealed before the transaction, with one look-up of the key: the write lock is held for the writes only.
-    const [message, output, toolCalls, events] = sealTexts(db, [turn.message, turn.output, turn.tool_calls, turn.events], turnAad(agentId));
-    db.transaction(() => {
-      stmt(db, 'INSERT INTO sess_sessions (agent_id, id, user_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent_id, id) DO UPDATE SET updated_at = excluded.updated_at').run(
-        agentId,
-        id,
-        turn.user_id,
-        turn.started_at,
-        turn.finished_at,
-      );
-      const next = (stmt(db, 'SELECT COALESCE(MAX(idx), 0) + 1 AS n FROM sess_turns WHERE agent_id = ? AND session_id = ?').get(agentId, id) as { n: number }).n;
-      stmt(db, 'INSERT INTO sess_turns (agent_id, session_id, idx, user_id, message, output, tool_calls, events, status, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
-        agentId,
-        id,
-        next,
-        turn.user_id,
-        message,
-        output,
-        toolCalls,
-        events,
-        turn.status,
-        turn.started_at,
-        turn.finished_at,
-      );
-    })();
+    const sealed = sessionStore.seal(db, agentId, turn);
+    db.transaction(() => sessionStore.write(db, agentId, id, sealed))();
+  },
+  /** A turn with its contents sealed, ready for write (throws the store's 503 while it is sealed). */
+  seal(db: Db, agentId: string, turn: Omit<TurnRow, 'idx'>): Omit<TurnRow, 'idx'> {
+    const [message, output, tool_calls, events] = sealTexts(db, [turn.message, turn.output, turn.tool_calls, turn.events], turnAad(agentId));
+    return { ...turn, message: message!, output: output!, tool_calls: tool_calls!, events: events! };
+  },
+  /** Writes a sealed turn, creating the session on its first one; the caller holds the transaction. */
+  write(db: Db, agentId: string, id: string, sealed: Omit<TurnRow, 'idx'>): void {
+    stmt(db, 'INSERT INTO sess_sessions (agent_id, id, user_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent_id, id) DO UPDATE SET updated_at = excluded.updated_at').run(
+      agentId,
+      id,
+      sealed.user_id,
+      sealed.started_at,
+      sealed.finished_at,
+    );
+    // The next index is read by the insert itself: one statement instead of a query and an insert.
+    stmt(
+      db,
+      `INSERT INTO sess_turns (agent_id, session_id, idx, user_id, message, output, tool_calls, events, status, started_at, finished_at)
+       VALUES (?, ?, (SELECT COALESCE(MAX(idx), 0) + 1 FROM sess_turns WHERE agent_id = ? AND session_id = ?), ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(agentId, id, agentId, id, sealed.user_id, sealed.message, sealed.output, sealed.tool_calls, sealed.events, sealed.status, sealed.started_at, sealed.finished_at);
   },
   delete(db: Db, agentId: string, id: string): void {
     stmt(db, 'DELETE FROM sess_sessions WHERE agent_id = ? AND id = ?').run(agentId, id);

@@ -5,6 +5,7 @@ import { ApiError, conflict, unauthorized } from '../../http/errors.js';
 import { HISTORY_TURNS_MAX } from '../../../api/sessions.js';
 import { memorizeSession, memoryOffMessage, policyEnv, policyOf, relevantMemories } from './memory.js';
 import { sessionStore } from './store.js';
+import { TurnWriter } from './turn-writer.js';
 
 /** What is kept of a response for the record; a larger answer is recorded without its events. */
 const RECORD_BYTES = 1024 * 1024;
@@ -28,6 +29,7 @@ function unlessSealed<T>(ctx: AreaContext, what: string, fn: () => T): T | undef
 }
 
 export function agentSessionsHook(ctx: AreaContext): AgentSessionsHook {
+  const writer = new TurnWriter(ctx.db);
   const brief = (s: { id: string; turn_count: number; created_at: string; updated_at: string }) => ({ id: s.id, turn_count: s.turn_count, created_at: s.created_at, updated_at: s.updated_at });
   return {
     workloadEnv: (agentId) => policyEnv(policyOf(ctx, agentId)),
@@ -43,17 +45,18 @@ export function agentSessionsHook(ctx: AreaContext): AgentSessionsHook {
         if (!authenticated) throw unauthorized(MEMORIZE_AUTH_MESSAGE);
         if (!policyOf(ctx, agent.id).enabled) throw conflict(memoryOffMessage(agent.name));
       }
-      const session = sessionStore.get(ctx.db, agent.id, body.session_id);
-      if (session && session.user_id !== body.user_id) throw conflict(`session ${body.session_id} belongs to another user: omit session_id for a new one`);
-      const history = session ? (unlessSealed(ctx, 'history not read', () => sessionStore.recentTurns(ctx.db, agent.id, body.session_id, HISTORY_TURNS_MAX)) ?? []).map((t) => ({ message: t.message, output: t.output })) : [];
+      const owner = sessionStore.owner(ctx.db, agent.id, body.session_id);
+      if (owner !== undefined && owner !== body.user_id) throw conflict(`session ${body.session_id} belongs to another user: omit session_id for a new one`);
+      const history = owner !== undefined ? (unlessSealed(ctx, 'history not read', () => sessionStore.recentTurns(ctx.db, agent.id, body.session_id, HISTORY_TURNS_MAX)) ?? []).map((t) => ({ message: t.message, output: t.output })) : [];
       const memories = relevantMemories(ctx, agent.id, body.user_id, body.message ?? '');
       const startedAt = isoNow(ctx.clock);
       const chunks: Buffer[] = [];
       let size = 0;
-      const record = (status: number, out: { output: string; tool_calls: unknown[]; events: unknown[] }) => {
+      const record = async (status: number, out: { output: string; tool_calls: unknown[]; events: unknown[] }) => {
         if (status >= 400) return;
         // Turns are sealed at rest: with the secret store sealed the answer still goes out, unrecorded.
-        unlessSealed(ctx, 'turn not recorded', () => sessionStore.append(ctx.db, agent.id, body.session_id, {
+        // The answer waits for the commit: an acknowledged turn is on disk and the next turn reads it.
+        await unlessSealed(ctx, 'turn not recorded', () => writer.append(agent.id, body.session_id, {
           user_id: body.user_id,
           message: body.message ?? '',
           output: out.output,
@@ -81,12 +84,12 @@ export function agentSessionsHook(ctx: AreaContext): AgentSessionsHook {
           if (size <= RECORD_BYTES) chunks.push(chunk);
         },
         async finishAgent(status, stream) {
-          record(status, size <= RECORD_BYTES ? parseAgentAnswer(Buffer.concat(chunks).toString('utf8'), stream) : { output: '', tool_calls: [], events: [] });
+          await record(status, size <= RECORD_BYTES ? parseAgentAnswer(Buffer.concat(chunks).toString('utf8'), stream) : { output: '', tool_calls: [], events: [] });
           await after();
         },
         async finishFunction(status, out) {
           const o = out && typeof out === 'object' && !Array.isArray(out) ? (out as Record<string, unknown>) : {};
-          record(status, {
+          await record(status, {
             output: typeof o.output === 'string' ? o.output : JSON.stringify(out),
             tool_calls: Array.isArray(o.tool_calls) ? o.tool_calls : [],
             events: Array.isArray(o.events) ? o.events : [],
