@@ -28,6 +28,8 @@ const userEnv = {
   PLATFORM_NO_KEYCHAIN: '1',
   PLATFORM_SANDBOX_POOL_TARGET: '0',
   NO_COLOR: '1',
+  // A TAB gives up after 900 ms; this machine runs many daemons and test files at once.
+  PLATFORM_COMPLETION_BUDGET_MS: '10000',
 };
 const platform = (args: string[], timeout = 60_000) => execa(bin, args, { cwd: elsewhere, env: userEnv, extendEnv: false, reject: false, timeout });
 

@@ -54,12 +54,14 @@ describe('platform triggers and objects', { timeout: 60_000 }, () => {
       if (g.json.firings[0]?.attempts >= 1 && g.json.firings[0].status !== 'delivering') break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    expect(g!.json.firings[0]).toMatchObject({ status: 'retrying', http_status: 503 });
+    // Retrying while its attempts go on (4 at 0.5 s backoff); on a machine slow enough that the CLI
+    // reads it only after the last one, failed. Either way the table shows the state and the 503.
+    expect(g!.json.firings[0]).toMatchObject({ status: expect.stringMatching(/^(retrying|failed)$/), http_status: 503 });
     expect(g!.json.firings[0].attempts).toBeGreaterThanOrEqual(1);
     expect(g!.json.firings[0].error).toMatch(/^status 503: /);
     const human = await cli.run(['triggers', 'get', 'nightly']);
     expect(human.stdout).toMatch(/scheduled\s+actual\s+attempts\s+status\s+duration\s+error/i);
-    expect(human.stdout).toMatch(/retrying \(503\) manual/);
+    expect(human.stdout).toMatch(/(retrying|failed) \(503\) manual/);
   });
 
   it('usage errors exit 2; API errors exit 1 with a next step', async () => {
