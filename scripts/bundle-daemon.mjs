@@ -7,14 +7,16 @@ import { build } from 'esbuild';
  * zod on first use (docs/decisions/speed-daemon.md, "Start"): the route schemas are built on
  * first use (src/api/lazy.ts) and the daemon builds none of its own, so nothing before the first
  * validated request needs zod, whose ~90 ES modules cost ~50-100 ms and ~5 MiB at every start.
- * In the bundle, `zod` is this module: `z` stands for zod's namespace and loads zod (its CommonJS
- * build, synchronously) at the first property read; `ZodError` and `globalRegistry` likewise.
- * Everything in the bundle goes through it, so there is one zod instance in the daemon.
+ * In the bundle, `zod` is this module: `z` stands for zod's namespace and loads zod at the first
+ * property read; `ZodError` and `globalRegistry` likewise. Everything in the bundle goes through
+ * it, so there is one zod instance in the daemon. What it loads is zod bundled into one CommonJS
+ * file beside the daemon's (a synchronous require of one file: the first validated request
+ * would otherwise read and compile zod's ~90 files).
  */
 const ZOD_ON_FIRST_USE = `
 import { createRequire } from 'node:module';
 let zod;
-const load = () => (zod ??= createRequire(import.meta.url)('zod'));
+const load = () => (zod ??= createRequire(import.meta.url)('./zod.bundle.cjs'));
 const standIn = (of) => new Proxy({}, {
   get: (_, key) => Reflect.get(of(), key),
   has: (_, key) => Reflect.has(of(), key),
@@ -34,6 +36,16 @@ const zodOnFirstUse = {
     b.onLoad({ filter: /.*/, namespace: 'zod-on-first-use' }, () => ({ contents: ZOD_ON_FIRST_USE, loader: 'js', resolveDir: process.cwd() }));
   },
 };
+
+await build({
+  stdin: { contents: "export { z, ZodError, globalRegistry } from 'zod';", resolveDir: process.cwd(), loader: 'js' },
+  outfile: 'dist/daemon/zod.bundle.cjs',
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  logLevel: 'warning',
+});
 
 await build({
   entryPoints: ['dist/daemon/main.js'],
