@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { route } from './contract.js';
 import { AgentConfig, AgentName } from './agents.js';
+import { lazySchema } from './lazy.js';
 
 /** What replaces a value that looks like a credential in GET /v1/agents/{name}/spec. */
 export const REDACTED = '[redacted]';
@@ -11,7 +12,7 @@ export const REDACTED = '[redacted]';
  * never shown (keys only); env values that look like credentials are replaced by REDACTED and
  * their keys listed in `redacted`.
  */
-export const AgentSpec = z.object({
+export const AgentSpec = lazySchema(() => z.object({
   name: z.string(),
   kind: z.enum(['agent', 'function']),
   framework: z.string(),
@@ -20,7 +21,7 @@ export const AgentSpec = z.object({
   env: z.record(z.string(), z.string()),
   secrets: z.array(z.string()),
   revision: z.string().optional(),
-});
+}));
 
 export const agentSpecRoutes = {
   spec: route({
@@ -29,9 +30,9 @@ export const agentSpecRoutes = {
     path: '/v1/agents/{name}/spec',
     summary: "The agent's deploy spec, with secret values left out and secret-looking env values redacted",
     auth: 'any',
-    params: z.object({ name: AgentName }),
-    query: z.object({ project: z.string().optional() }),
+    params: lazySchema(() => z.object({ name: AgentName })),
+    query: lazySchema(() => z.object({ project: z.string().optional() })),
     status: 200,
-    response: z.object({ agent: z.string(), spec: AgentSpec, redacted: z.array(z.string()) }),
+    response: lazySchema(() => z.object({ agent: z.string(), spec: AgentSpec, redacted: z.array(z.string()) })),
   }),
 };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MiB, route } from './contract.js';
 import { PageQuery, Timestamp, Uuid } from './common.js';
 import { TrafficTarget } from './traffic.js';
+import { lazySchema } from './lazy.js';
 
 /** Agent and function names (spec 1 §4.12): a lowercase DNS label of at most 63 characters. */
 export const AGENT_NAME_RE = /^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -30,18 +31,18 @@ export const LIMITS = {
   buildMessageChars: 4000,
 } as const;
 
-export const AgentName = z.string().regex(AGENT_NAME_RE, 'must be a lowercase DNS label (^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$)');
+export const AgentName = lazySchema(() => z.string().regex(AGENT_NAME_RE, 'must be a lowercase DNS label (^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$)'));
 
 /**
  * The config document (spec 1 §4.12 "same shape as the config PATCH"; its fields are not shown).
  * We accept the knobs of §8.4 and §8.5, the peer's (Cloud Run) names for them.
  */
-export const AgentConfig = z.strictObject({
+export const AgentConfig = lazySchema(() => z.strictObject({
   timeout_seconds: z.number().int().min(1).optional(),
   response_start_seconds: z.number().int().min(1).optional(),
   instance_size: z.enum(['small', 'medium', 'large', 'xlarge']).optional(),
   description: z.string().max(1000).optional(),
-});
+}));
 export type AgentConfig = z.infer<typeof AgentConfig>;
 
 /**
@@ -49,14 +50,14 @@ export type AgentConfig = z.infer<typeof AgentConfig>;
  * (spec 2 §4.3) without tags, since an agent has one address. A named revision is pinned; a
  * latest_revision target follows every new revision that serves.
  */
-export const AgentTrafficTarget = TrafficTarget.omit({ tag: true });
+export const AgentTrafficTarget = lazySchema(() => TrafficTarget.omit({ tag: true }));
 export type AgentTrafficTarget = z.infer<typeof AgentTrafficTarget>;
 /** What is served: each revision taking requests with its merged share. */
-export const ServedTraffic = z.object({ revision_name: z.string(), percent: z.number().int() });
+export const ServedTraffic = lazySchema(() => z.object({ revision_name: z.string(), percent: z.number().int() }));
 export type ServedTraffic = z.infer<typeof ServedTraffic>;
 
 /** Agent or function view of spec 1 §2.2. */
-export const AgentView = z.object({
+export const AgentView = lazySchema(() => z.object({
   name: z.string(),
   state: z.enum(AGENT_STATES),
   ready: z.boolean(),
@@ -80,13 +81,13 @@ export const AgentView = z.object({
   project_id: Uuid,
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}));
 export type AgentView = z.infer<typeof AgentView>;
 
 /** A revision's own state: deploying until it first serves, failed when its build or start failed. */
 export const REVISION_STATES = ['deploying', 'ready', 'failed'] as const;
 
-export const RevisionView = z.object({
+export const RevisionView = lazySchema(() => z.object({
   name: z.string(),
   agent: z.string(),
   state: z.enum(REVISION_STATES),
@@ -102,25 +103,25 @@ export const RevisionView = z.object({
   secret_keys: z.array(z.string()),
   config: AgentConfig,
   created_at: Timestamp,
-});
+}));
 export type RevisionView = z.infer<typeof RevisionView>;
 
-export const LogLine = z.object({
+export const LogLine = lazySchema(() => z.object({
   ts: Timestamp,
   revision: z.string(),
   instance: z.string(),
   stream: z.enum(['stdout', 'stderr', 'system']),
   message: z.string(),
-});
+}));
 export type LogLine = z.infer<typeof LogLine>;
 
-export const FileInfo = z.object({ path: z.string(), size: z.number().int(), updated_at: Timestamp });
+export const FileInfo = lazySchema(() => z.object({ path: z.string(), size: z.number().int(), updated_at: Timestamp }));
 
-const NameParams = z.object({ name: AgentName });
-const FileParams = z.object({ name: AgentName, path: z.string() });
-const ProjectQuery = z.object({ project: z.string().optional() });
-const KeyMap = z.record(z.string(), z.string());
-const SetRemove = z.strictObject({ set: KeyMap.optional(), remove: z.array(z.string()).optional() });
+const NameParams = lazySchema(() => z.object({ name: AgentName }));
+const FileParams = lazySchema(() => z.object({ name: AgentName, path: z.string() }));
+const ProjectQuery = lazySchema(() => z.object({ project: z.string().optional() }));
+const KeyMap = lazySchema(() => z.record(z.string(), z.string()));
+const SetRemove = lazySchema(() => z.strictObject({ set: KeyMap.optional(), remove: z.array(z.string()).optional() }));
 
 export const agentRoutes = {
   deploy: route({
@@ -131,7 +132,7 @@ export const agentRoutes = {
     auth: 'any',
     query: ProjectQuery,
     status: 202,
-    response: z.object({ agent: AgentView, build_id: Uuid }),
+    response: lazySchema(() => z.object({ agent: AgentView, build_id: Uuid })),
   }),
   list: route({
     id: 'agents.list',
@@ -139,9 +140,9 @@ export const agentRoutes = {
     path: '/v1/agents',
     summary: 'List agents: plain members see their own, admins see all',
     auth: 'any',
-    query: PageQuery.extend({ project: z.string().optional() }),
+    query: lazySchema(() => PageQuery.extend({ project: z.string().optional() })),
     status: 200,
-    response: z.object({ agents: z.array(AgentView), next_page_token: z.string() }),
+    response: lazySchema(() => z.object({ agents: z.array(AgentView), next_page_token: z.string() })),
   }),
   get: route({
     id: 'agents.get',
@@ -163,7 +164,7 @@ export const agentRoutes = {
     params: NameParams,
     query: ProjectQuery,
     status: 200,
-    response: z.object({ agent: AgentView, deleted: z.literal(true) }),
+    response: lazySchema(() => z.object({ agent: AgentView, deleted: z.literal(true) })),
   }),
   redeploy: route({
     id: 'agents.redeploy',
@@ -173,9 +174,9 @@ export const agentRoutes = {
     auth: 'any',
     params: NameParams,
     query: ProjectQuery,
-    body: z.strictObject({}),
+    body: lazySchema(() => z.strictObject({})),
     status: 202,
-    response: z.object({ agent: AgentView, build_id: Uuid, files: z.number().int(), note: z.string() }),
+    response: lazySchema(() => z.object({ agent: AgentView, build_id: Uuid, files: z.number().int(), note: z.string() })),
   }),
   revisions: route({
     id: 'agents.revisions',
@@ -184,9 +185,9 @@ export const agentRoutes = {
     summary: 'Immutable revisions, newest first',
     auth: 'any',
     params: NameParams,
-    query: PageQuery.extend({ project: z.string().optional() }),
+    query: lazySchema(() => PageQuery.extend({ project: z.string().optional() })),
     status: 200,
-    response: z.object({ agent: z.string(), revisions: z.array(RevisionView), next_page_token: z.string() }),
+    response: lazySchema(() => z.object({ agent: z.string(), revisions: z.array(RevisionView), next_page_token: z.string() })),
   }),
   pin: route({
     id: 'agents.revisions.pin',
@@ -196,7 +197,7 @@ export const agentRoutes = {
     auth: 'any',
     params: NameParams,
     query: ProjectQuery,
-    body: z.strictObject({ revision_name: z.string().optional(), latest_revision: z.boolean().optional() }),
+    body: lazySchema(() => z.strictObject({ revision_name: z.string().optional(), latest_revision: z.boolean().optional() })),
     status: 200,
     response: AgentView,
   }),
@@ -209,7 +210,7 @@ export const agentRoutes = {
     params: NameParams,
     query: ProjectQuery,
     status: 200,
-    response: z.object({ agent: z.string(), traffic: z.array(AgentTrafficTarget), active_traffic: z.array(ServedTraffic) }),
+    response: lazySchema(() => z.object({ agent: z.string(), traffic: z.array(AgentTrafficTarget), active_traffic: z.array(ServedTraffic) })),
   }),
   setTraffic: route({
     id: 'agents.traffic.set',
@@ -219,7 +220,7 @@ export const agentRoutes = {
     auth: 'any',
     params: NameParams,
     query: ProjectQuery,
-    body: z.strictObject({ traffic: z.array(AgentTrafficTarget).optional().describe('required: the complete split') }),
+    body: lazySchema(() => z.strictObject({ traffic: z.array(AgentTrafficTarget).optional().describe('required: the complete split') })),
     status: 200,
     response: AgentView,
   }),
@@ -230,9 +231,9 @@ export const agentRoutes = {
     summary: 'Live logs of the newest running instance (text/plain; ?follow=true tails)',
     auth: 'any',
     params: NameParams,
-    query: z.object({ project: z.string().optional(), follow: z.enum(['true', 'false', '1', '0']).optional() }),
+    query: lazySchema(() => z.object({ project: z.string().optional(), follow: z.enum(['true', 'false', '1', '0']).optional() })),
     status: 200,
-    response: z.string(),
+    response: lazySchema(() => z.string()),
   }),
   logHistory: route({
     id: 'agents.logs.history',
@@ -241,9 +242,9 @@ export const agentRoutes = {
     summary: 'Persisted log lines, oldest first',
     auth: 'any',
     params: NameParams,
-    query: z.object({ project: z.string().optional(), limit: z.string().optional(), since: z.string().optional() }),
+    query: lazySchema(() => z.object({ project: z.string().optional(), limit: z.string().optional(), since: z.string().optional() })),
     status: 200,
-    response: z.object({ agent: z.string(), lines: z.array(LogLine), count: z.number().int(), note: z.string() }),
+    response: lazySchema(() => z.object({ agent: z.string(), lines: z.array(LogLine), count: z.number().int(), note: z.string() })),
   }),
   buildLog: route({
     id: 'agents.logs.build',
@@ -252,14 +253,14 @@ export const agentRoutes = {
     summary: 'Build output (text/plain) of the newest build, of ?revision= (name or number) or of ?build= (id); ?follow=true streams a running build until it ends',
     auth: 'any',
     params: NameParams,
-    query: z.object({
+    query: lazySchema(() => z.object({
       project: z.string().optional(),
       revision: z.string().optional(),
       build: Uuid.optional(),
       follow: z.enum(['true', 'false', '1', '0']).optional(),
-    }),
+    })),
     status: 200,
-    response: z.string(),
+    response: lazySchema(() => z.string()),
   }),
   secretsGet: route({
     id: 'agents.secrets.get',
@@ -270,7 +271,7 @@ export const agentRoutes = {
     params: NameParams,
     query: ProjectQuery,
     status: 200,
-    response: z.object({ agent: z.string(), keys: z.array(z.string()) }),
+    response: lazySchema(() => z.object({ agent: z.string(), keys: z.array(z.string()) })),
   }),
   secretsPut: route({
     id: 'agents.secrets.put',
@@ -283,7 +284,7 @@ export const agentRoutes = {
     body: KeyMap,
     bodyLimit: LIMITS.secretsBytes,
     status: 200,
-    response: z.object({ agent: z.string(), secrets_updated: z.number().int() }),
+    response: lazySchema(() => z.object({ agent: z.string(), secrets_updated: z.number().int() })),
   }),
   secretsPatch: route({
     id: 'agents.secrets.patch',
@@ -296,7 +297,7 @@ export const agentRoutes = {
     body: SetRemove,
     bodyLimit: LIMITS.secretsBytes,
     status: 200,
-    response: z.object({ agent: z.string(), secrets_updated: z.number().int(), keys: z.array(z.string()) }),
+    response: lazySchema(() => z.object({ agent: z.string(), secrets_updated: z.number().int(), keys: z.array(z.string()) })),
   }),
   envGet: route({
     id: 'agents.env.get',
@@ -307,7 +308,7 @@ export const agentRoutes = {
     params: NameParams,
     query: ProjectQuery,
     status: 200,
-    response: z.object({ agent: z.string(), env: KeyMap }),
+    response: lazySchema(() => z.object({ agent: z.string(), env: KeyMap })),
   }),
   envPatch: route({
     id: 'agents.env.patch',
@@ -320,7 +321,7 @@ export const agentRoutes = {
     body: SetRemove,
     bodyLimit: LIMITS.secretsBytes,
     status: 200,
-    response: z.object({ agent: z.string(), env_updated: z.number().int(), env: KeyMap }),
+    response: lazySchema(() => z.object({ agent: z.string(), env_updated: z.number().int(), env: KeyMap })),
   }),
   configGet: route({
     id: 'agents.config.get',
@@ -331,7 +332,7 @@ export const agentRoutes = {
     params: NameParams,
     query: ProjectQuery,
     status: 200,
-    response: z.object({ agent: z.string(), config: AgentConfig }),
+    response: lazySchema(() => z.object({ agent: z.string(), config: AgentConfig })),
   }),
   configPatch: route({
     id: 'agents.config.patch',
@@ -343,7 +344,7 @@ export const agentRoutes = {
     query: ProjectQuery,
     body: AgentConfig,
     status: 200,
-    response: z.object({ agent: z.string(), config: AgentConfig, config_updated: z.number().int(), latest_revision: z.string().optional() }),
+    response: lazySchema(() => z.object({ agent: z.string(), config: AgentConfig, config_updated: z.number().int(), latest_revision: z.string().optional() })),
   }),
   filesList: route({
     id: 'agents.files.list',
@@ -354,7 +355,7 @@ export const agentRoutes = {
     params: NameParams,
     query: ProjectQuery,
     status: 200,
-    response: z.object({ agent: z.string(), agent_id: Uuid, files: z.array(FileInfo), editable: z.boolean(), note: z.string() }),
+    response: lazySchema(() => z.object({ agent: z.string(), agent_id: Uuid, files: z.array(FileInfo), editable: z.boolean(), note: z.string() })),
   }),
   fileGet: route({
     id: 'agents.files.get',
@@ -365,7 +366,7 @@ export const agentRoutes = {
     params: FileParams,
     query: ProjectQuery,
     status: 200,
-    response: z.object({ path: z.string(), content: z.string(), updated_at: Timestamp }),
+    response: lazySchema(() => z.object({ path: z.string(), content: z.string(), updated_at: Timestamp })),
   }),
   filePut: route({
     id: 'agents.files.put',
@@ -375,7 +376,7 @@ export const agentRoutes = {
     auth: 'any',
     params: FileParams,
     query: ProjectQuery,
-    body: z.strictObject({ content: z.string() }),
+    body: lazySchema(() => z.strictObject({ content: z.string() })),
     // A 1 MiB file may grow under JSON escaping; the file cap itself is checked on the content.
     bodyLimit: 2 * LIMITS.fileBytes + 1024,
     status: 200,
@@ -390,7 +391,7 @@ export const agentRoutes = {
     params: FileParams,
     query: ProjectQuery,
     status: 200,
-    response: z.object({ path: z.string(), deleted: z.literal(true) }),
+    response: lazySchema(() => z.object({ path: z.string(), deleted: z.literal(true) })),
   }),
   invoke: route({
     id: 'agents.invoke',
@@ -401,7 +402,7 @@ export const agentRoutes = {
     params: NameParams,
     query: ProjectQuery,
     status: 200,
-    response: z.record(z.string(), z.unknown()),
+    response: lazySchema(() => z.record(z.string(), z.unknown())),
   }),
   invokeStream: route({
     id: 'agents.invoke.stream',
@@ -412,15 +413,15 @@ export const agentRoutes = {
     params: NameParams,
     query: ProjectQuery,
     status: 200,
-    response: z.string(),
+    response: lazySchema(() => z.string()),
   }),
 };
 
 /** The request fields of invoke that survive (spec 1 §4.12); every other key is dropped. */
-export const InvokeBody = z.object({
+export const InvokeBody = lazySchema(() => z.object({
   message: z.string().optional(),
   session_id: z.string().regex(SESSION_ID_RE, 'must match ^[A-Za-z0-9_.-]{1,128}$').optional(),
   user_id: z.string().regex(USER_ID_RE, 'must match ^[A-Za-z0-9_.:@-]{1,128}$').optional(),
   memorize: z.boolean().optional(),
-});
+}));
 export type InvokeBody = z.infer<typeof InvokeBody>;

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { route } from './contract.js';
 import { PageQuery, Timestamp, Uuid } from './common.js';
 import { ProjectParams } from './projects.js';
+import { lazySchema } from './lazy.js';
 
 /** One audit row (spec 1 §4.11 leaves the shape open; recorded in docs/decisions). */
-export const AuditEntry = z.object({
+export const AuditEntry = lazySchema(() => z.object({
   id: Uuid,
   ts: Timestamp,
   actor: z.string().describe('e-mail of the person or machine credential that acted'),
@@ -12,21 +13,21 @@ export const AuditEntry = z.object({
   target: z.string(),
   details: z.record(z.string(), z.unknown()),
   request_id: z.string().optional(),
-});
+}));
 export type AuditEntry = z.infer<typeof AuditEntry>;
 
 /** Page parameters plus filters; a page token is bound to the filters it was issued for. */
-export const AuditQuery = PageQuery.extend({
+export const AuditQuery = lazySchema(() => PageQuery.extend({
   action: z
     .string()
     .max(100)
     .optional()
     .describe('an action (auth.login_failed) or a dotted prefix (auth matches auth.login, auth.login_failed, ...)'),
   actor: z.string().max(320).optional().describe('only rows by this actor (e-mail, compared case-insensitively)'),
-});
+}));
 export type AuditQuery = z.infer<typeof AuditQuery>;
 
-const AuditList = z.object({ entries: z.array(AuditEntry), next_page_token: z.string().optional() });
+const AuditList = lazySchema(() => z.object({ entries: z.array(AuditEntry), next_page_token: z.string().optional() }));
 
 export const auditRoutes = {
   list: route({

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { route } from './contract.js';
 import { Email, PlatformRole, Timestamp, Uuid, printable } from './common.js';
+import { lazySchema } from './lazy.js';
 
-export const LoginBody = z.strictObject({ email: z.string(), password: z.string() });
-export const LoginResponse = z.object({
+export const LoginBody = lazySchema(() => z.strictObject({ email: z.string(), password: z.string() }));
+export const LoginResponse = lazySchema(() => z.object({
   token: z.string(),
   email: z.string(),
   role: PlatformRole,
@@ -11,17 +12,17 @@ export const LoginResponse = z.object({
   expires_at: z.number().int().describe('Unix seconds'),
   refresh_token: z.string().optional().describe('trades for a fresh session at POST /v1/auth/refresh; single use (rotated)'),
   refresh_expires_at: z.number().int().optional().describe('Unix seconds'),
-});
+}));
 
 /** The first admin of a server, with the one-time token it printed (docs/decisions/server.md). */
-export const SetupBody = z.strictObject({
+export const SetupBody = lazySchema(() => z.strictObject({
   token: z.string().min(1).max(200).describe('the setup token the server printed on its first start'),
   email: Email,
   password: z.string(),
-});
+}));
 
 /** Identity of spec 1 §2.3a. */
-export const Identity = z.object({
+export const Identity = lazySchema(() => z.object({
   email: z.string(),
   role: PlatformRole,
   must_change_password: z.boolean(),
@@ -29,23 +30,23 @@ export const Identity = z.object({
   project_id: Uuid.optional(),
   project_slug: z.string().optional(),
   project_short: z.string().optional(),
-});
+}));
 export type Identity = z.infer<typeof Identity>;
 
-export const ChangePasswordBody = z.strictObject({ current_password: z.string(), new_password: z.string() });
+export const ChangePasswordBody = lazySchema(() => z.strictObject({ current_password: z.string(), new_password: z.string() }));
 
-export const ExpiresInDays = z
+export const ExpiresInDays = lazySchema(() => z
   .number()
   .int()
-  .refine((n) => n === 0 || (n >= 1 && n <= 3650), 'must be 0 (never) or between 1 and 3650');
+  .refine((n) => n === 0 || (n >= 1 && n <= 3650), 'must be 0 (never) or between 1 and 3650'));
 
-export const CreateKeyBody = z.strictObject({
+export const CreateKeyBody = lazySchema(() => z.strictObject({
   display_name: printable(z.string().trim().min(1).max(100)),
   expires_in_days: ExpiresInDays.optional(),
-});
+}));
 
 /** Key view of spec 1 §2.8: no field can carry a secret. */
-export const KeyView = z.object({
+export const KeyView = lazySchema(() => z.object({
   id: Uuid,
   key_id: z.string(),
   display_name: z.string(),
@@ -56,38 +57,38 @@ export const KeyView = z.object({
   revoked_at: Timestamp.optional(),
   state: z.enum(['live', 'expired', 'revoked']),
   live: z.boolean(),
-});
+}));
 export type KeyView = z.infer<typeof KeyView>;
 
-export const CreatedKey = z.object({ key: KeyView, secret: z.string(), note: z.string() });
+export const CreatedKey = lazySchema(() => z.object({ key: KeyView, secret: z.string(), note: z.string() }));
 
-export const RefreshBody = z.strictObject({ refresh_token: z.string().max(512) });
-export const RevokeBody = z.strictObject({ token: z.string().max(4096).describe('a session token or a refresh token (RFC 7009)') });
+export const RefreshBody = lazySchema(() => z.strictObject({ refresh_token: z.string().max(512) }));
+export const RevokeBody = lazySchema(() => z.strictObject({ token: z.string().max(4096).describe('a session token or a refresh token (RFC 7009)') }));
 
 /** RFC 8628 §3.1-3.2 over JSON: what the CLI shows and how often it may poll. */
-export const DeviceCodeBody = z.strictObject({
+export const DeviceCodeBody = lazySchema(() => z.strictObject({
   client_name: printable(z.string().trim().min(1).max(80)).optional().describe('shown on the approval page, e.g. "platform CLI on laptop"'),
-});
-export const DeviceCode = z.object({
+}));
+export const DeviceCode = lazySchema(() => z.object({
   device_code: z.string().describe('secret of the polling client; the server keeps only its hash'),
   user_code: z.string().describe('what the person types on the approval page, e.g. BCDF-GHJK'),
   verification_uri: z.string(),
   verification_uri_complete: z.string().describe('verification_uri with the user code filled in'),
   expires_in: z.number().int().describe('seconds'),
   interval: z.number().int().describe('least seconds between two polls'),
-});
-export const DeviceTokenBody = z.strictObject({
+}));
+export const DeviceTokenBody = lazySchema(() => z.strictObject({
   device_code: z.string().max(256),
   grant_type: z.literal('urn:ietf:params:oauth:grant-type:device_code').optional(),
-});
+}));
 /** The approval page's form (application/x-www-form-urlencoded), strict like every body. */
-export const DeviceDecisionForm = z.strictObject({
+export const DeviceDecisionForm = lazySchema(() => z.strictObject({
   user_code: z.string().max(32),
   email: z.string().max(320),
   password: z.string().max(1024),
   csrf: z.string().max(128).describe('must match the platform_device_csrf cookie the page set'),
   action: z.enum(['approve', 'deny']),
-});
+}));
 
 /** RFC 8628 §3.5 error codes, carried as `code` beside the envelope's `error` message. */
 export const DEVICE_ERRORS = ['authorization_pending', 'slow_down', 'access_denied', 'expired_token', 'invalid_grant'] as const;
@@ -153,7 +154,7 @@ export const authRoutes = {
     auth: 'none',
     body: RevokeBody,
     status: 200,
-    response: z.object({ revoked: z.boolean() }),
+    response: lazySchema(() => z.object({ revoked: z.boolean() })),
   }),
   deviceCode: route({
     id: 'auth.device.code',
@@ -181,10 +182,10 @@ export const authRoutes = {
     path: '/device',
     summary: 'HTML page where a person signs in and approves or denies a device code',
     auth: 'none',
-    query: z.object({ user_code: z.string().max(32).optional() }),
+    query: lazySchema(() => z.object({ user_code: z.string().max(32).optional() })),
     media: { response: 'text/html' },
     status: 200,
-    response: z.string(),
+    response: lazySchema(() => z.string()),
   }),
   deviceDecide: route({
     id: 'auth.device.decide',
@@ -196,7 +197,7 @@ export const authRoutes = {
     bodyLimit: 4096,
     media: { request: 'application/x-www-form-urlencoded', response: 'text/html' },
     status: 200,
-    response: z.string(),
+    response: lazySchema(() => z.string()),
   }),
   listKeys: route({
     id: 'keys.list',
@@ -205,7 +206,7 @@ export const authRoutes = {
     summary: 'List your personal API keys',
     auth: 'person',
     status: 200,
-    response: z.object({ keys: z.array(KeyView) }),
+    response: lazySchema(() => z.object({ keys: z.array(KeyView) })),
   }),
   createKey: route({
     id: 'keys.create',
@@ -223,8 +224,8 @@ export const authRoutes = {
     path: '/v1/users/me/keys/{keyID}',
     summary: 'Revoke a personal API key at once',
     auth: 'person',
-    params: z.object({ keyID: z.string() }),
+    params: lazySchema(() => z.object({ keyID: z.string() })),
     status: 200,
-    response: z.object({ revoked: z.string(), note: z.string() }),
+    response: lazySchema(() => z.object({ revoked: z.string(), note: z.string() })),
   }),
 };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { KiB, route, withProjectIdRule } from './contract.js';
 import { PageQuery, Timestamp } from './common.js';
+import { lazySchema } from './lazy.js';
 
 /** Size classes of spec 3 §4.2: container limit and the usable 75 percent (maxmemory). */
 export const SIZE_CLASSES = {
@@ -30,9 +31,9 @@ export const CACHE_NAME_RULE = 'name must be 1 to 40 characters matching ^[a-z](
 /** Kubernetes-style quantity, as persistence.size is written in the spec (2Gi). */
 const QUANTITY_RE = /^[1-9][0-9]*(Ki|Mi|Gi|Ti)$/;
 
-export const CacheName = z.string().max(40, CACHE_NAME_RULE).regex(CACHE_NAME_RE, CACHE_NAME_RULE);
+export const CacheName = lazySchema(() => z.string().max(40, CACHE_NAME_RULE).regex(CACHE_NAME_RE, CACHE_NAME_RULE));
 
-export const CacheCreateBody = z.strictObject({
+export const CacheCreateBody = lazySchema(() => z.strictObject({
   name: CacheName,
   size_class: z.enum(['small', 'medium', 'large'], { error: 'size class must be one of small, medium, large' }).default('small'),
   version: z.string().max(32).default(''),
@@ -45,20 +46,20 @@ export const CacheCreateBody = z.strictObject({
       storage_class_name: z.string().max(63).default(''),
     })
     .default({ enabled: true, size: '2Gi', storage_class_name: '' }),
-});
+}));
 export type CacheCreateBody = z.infer<typeof CacheCreateBody>;
 
 /** A condition object (spec 1 §2.1): its own status string passed through unchanged. */
-export const Condition = z.object({
+export const Condition = lazySchema(() => z.object({
   type: z.string(),
   status: z.enum(['True', 'False', 'Unknown']),
   reason: z.string().optional(),
   message: z.string().optional(),
-});
+}));
 export type Condition = z.infer<typeof Condition>;
 
 /** Cache instance of spec 3 §2.2. There is no password field. */
-export const MemorystoreView = z.object({
+export const MemorystoreView = lazySchema(() => z.object({
   name: z.string(),
   resource_path: z.string(),
   project_id: z.string(),
@@ -80,18 +81,18 @@ export const MemorystoreView = z.object({
   connection: z.object({ host: z.string(), port: z.number().int(), username: z.literal('default'), credential_secret: z.string() }),
   conditions: z.array(Condition),
   created_at: Timestamp,
-});
+}));
 export type MemorystoreView = z.infer<typeof MemorystoreView>;
 
-export const CacheCredential = z.object({
+export const CacheCredential = lazySchema(() => z.object({
   username: z.literal('default'),
   password: z.string(),
   uri: z.string(),
   external_uri: z.string().optional(),
-});
+}));
 export type CacheCredential = z.infer<typeof CacheCredential>;
 
-export const CacheStats = z.object({
+export const CacheStats = lazySchema(() => z.object({
   memorystore: z.string(),
   name: z.string(),
   used_memory_bytes: z.number().optional(),
@@ -111,16 +112,16 @@ export const CacheStats = z.object({
   uptime_in_seconds: z.number().optional(),
   db_keys: z.number().optional(),
   note: z.string(),
-});
+}));
 export type CacheStats = z.infer<typeof CacheStats>;
 
-export const CacheHealth = z.object({
+export const CacheHealth = lazySchema(() => z.object({
   status: z.enum(['ok', 'degraded']),
   checks: z.object({ orchestration: z.string(), memorystore_crd: z.string(), database: z.string(), session_key: z.string() }),
-});
+}));
 
-const ProjectParams = z.object({ projectID: z.string() });
-const InstanceParams = z.object({ projectID: z.string(), name: z.string() });
+const ProjectParams = lazySchema(() => z.object({ projectID: z.string() }));
+const InstanceParams = lazySchema(() => z.object({ projectID: z.string(), name: z.string() }));
 const BASE = '/v1/projects/{projectID}/memorystores';
 
 export const cacheRoutes = withProjectIdRule('uuid-400', {
@@ -133,7 +134,7 @@ export const cacheRoutes = withProjectIdRule('uuid-400', {
     params: ProjectParams,
     query: PageQuery,
     status: 200,
-    response: z.object({ memorystores: z.array(MemorystoreView), next_page_token: z.string().optional() }),
+    response: lazySchema(() => z.object({ memorystores: z.array(MemorystoreView), next_page_token: z.string().optional() })),
   }),
   get: route({
     id: 'cache.get',
@@ -165,7 +166,7 @@ export const cacheRoutes = withProjectIdRule('uuid-400', {
     body: CacheCreateBody,
     bodyLimit: 16 * KiB,
     status: 201,
-    response: z.object({ memorystore: MemorystoreView, credential: CacheCredential, note: z.string() }),
+    response: lazySchema(() => z.object({ memorystore: MemorystoreView, credential: CacheCredential, note: z.string() })),
   }),
   delete: route({
     id: 'cache.delete',
@@ -175,7 +176,7 @@ export const cacheRoutes = withProjectIdRule('uuid-400', {
     auth: 'any',
     params: InstanceParams,
     status: 202,
-    response: z.object({ name: z.string(), resource_path: z.string(), state: z.literal('deleting'), ready: z.literal(false), note: z.string() }),
+    response: lazySchema(() => z.object({ name: z.string(), resource_path: z.string(), state: z.literal('deleting'), ready: z.literal(false), note: z.string() })),
   }),
   rotate: route({
     id: 'cache.rotate-credential',
@@ -184,9 +185,9 @@ export const cacheRoutes = withProjectIdRule('uuid-400', {
     summary: 'Generate a new password; the instance restarts at once to apply it (admin)',
     auth: 'any',
     params: InstanceParams,
-    body: z.strictObject({}),
+    body: lazySchema(() => z.strictObject({})),
     status: 200,
-    response: z.object({ credential: CacheCredential, note: z.string() }),
+    response: lazySchema(() => z.object({ credential: CacheCredential, note: z.string() })),
   }),
   healthz: route({
     id: 'cache.healthz',
@@ -206,6 +207,6 @@ export const cacheRoutes = withProjectIdRule('uuid-400', {
     auth: 'none',
     unlimited: true,
     status: 200,
-    response: z.object({ status: z.literal('ok') }),
+    response: lazySchema(() => z.object({ status: z.literal('ok') })),
   }),
 });

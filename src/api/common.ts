@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { lazySchema } from './lazy.js';
 
 /** Error envelope of every non-2xx response (spec 1 §7). */
-export const ErrorEnvelope = z.object({ error: z.string(), request_id: z.string().optional() });
+export const ErrorEnvelope = lazySchema(() => z.object({ error: z.string(), request_id: z.string().optional() }));
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
 
 export const PAGE_SIZE_DEFAULT = 50;
@@ -12,21 +13,21 @@ export const PAGE_SIZE_MAX = 200;
  * clamped. Kept as strings here: the daemon's paging helper parses and reports errors with the
  * spec's wording, so every area rejects bad values identically.
  */
-export const PageQuery = z.object({
+export const PageQuery = lazySchema(() => z.object({
   page_size: z.string().optional(),
   limit: z.string().optional(),
   page_token: z.string().optional(),
-});
+}));
 export type PageQuery = z.infer<typeof PageQuery>;
 
-export const Uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a UUID');
+export const Uuid = lazySchema(() => z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a UUID'));
 
-export const Role = z.enum(['admin', 'member']);
-export const PlatformRole = z.enum(['admin', 'user']);
-export const Timestamp = z.string().describe('RFC 3339');
+export const Role = lazySchema(() => z.enum(['admin', 'member']));
+export const PlatformRole = lazySchema(() => z.enum(['admin', 'user']));
+export const Timestamp = lazySchema(() => z.string().describe('RFC 3339'));
 
-export const Ok = z.object({}).passthrough();
-export const Note = z.string();
+export const Ok = lazySchema(() => z.object({}).passthrough());
+export const Note = lazySchema(() => z.string());
 
 
 /**
@@ -63,11 +64,11 @@ export const isStrictBase64 = (s: string) =>
   s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s) && Buffer.from(s, 'base64').toString('base64') === s;
 
 /** An e-mail address names a person: the same printable rule as every other name (NUL is not \s). */
-export const Email = printable(
+export const Email = lazySchema(() => printable(
   z
     .string()
     .trim()
     .toLowerCase()
     .max(254)
     .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be an e-mail address'),
-);
+));

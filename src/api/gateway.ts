@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { KiB, route } from './contract.js';
 import { PageQuery, Timestamp, printable } from './common.js';
 import { ProjectParams } from './projects.js';
+import { lazySchema } from './lazy.js';
 
 /** Gateway: endpoints, their keys and custom domains (spec 2 §2.5, §3, §4.5, §5, §7, §8). */
 
@@ -23,84 +24,84 @@ export const ENDPOINT_NAME_RE = /^[a-z]([a-z0-9-]{0,38}[a-z0-9])?$/;
 /** A DNS name of at least two labels, lowercase; a trailing dot is not part of the stored name. */
 export const HOSTNAME_RE = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
-export const EndpointParams = ProjectParams.extend({ name: z.string() });
-export const KeyParams = EndpointParams.extend({ keyID: z.string() });
-export const DomainParams = ProjectParams.extend({ domain: z.string() });
+export const EndpointParams = lazySchema(() => ProjectParams.extend({ name: z.string() }));
+export const KeyParams = lazySchema(() => EndpointParams.extend({ keyID: z.string() }));
+export const DomainParams = lazySchema(() => ProjectParams.extend({ domain: z.string() }));
 
 /** kind is checked by the handler so the 400 reads "unknown target.kind" with the accepted list. */
-export const Target = z.strictObject({ kind: z.string(), name: z.string().optional() });
+export const Target = lazySchema(() => z.strictObject({ kind: z.string(), name: z.string().optional() }));
 export type Target = z.infer<typeof Target>;
 
-export const JwtSettings = z.strictObject({
+export const JwtSettings = lazySchema(() => z.strictObject({
   issuer: z.string().min(1),
   jwks_uri: z.string().url(),
   audiences: z.array(z.string().min(1)).max(16).optional().describe('at least one required (checked by the handler: "jwt without audience")'),
-});
+}));
 export type JwtSettings = z.infer<typeof JwtSettings>;
 
-export const AuthSettings = z.strictObject({
+export const AuthSettings = lazySchema(() => z.strictObject({
   mode: z.enum(GATEWAY_AUTH_MODES),
   jwt: JwtSettings.optional(),
-});
+}));
 export type AuthSettings = z.infer<typeof AuthSettings>;
 
 /** All three fields or none (spec 2 §2.5); partial objects are the handler's 400 naming what is missing. */
-export const RateLimit = z.strictObject({
+export const RateLimit = lazySchema(() => z.strictObject({
   requests: z.number().int().min(1).max(1_000_000_000).optional(),
   unit: z.enum(RATE_UNITS).optional(),
   key: z.enum(RATE_KEYS).optional(),
-});
+}));
 export type RateLimit = { requests: number; unit: (typeof RATE_UNITS)[number]; key: (typeof RATE_KEYS)[number] };
 
-export const DomainChoice = z.strictObject({
+export const DomainChoice = lazySchema(() => z.strictObject({
   kind: z.enum(['shared', 'custom']),
   hostname: z.string().optional(),
-});
+}));
 
-const Cidrs = z.array(z.string().max(64)).max(256);
+const Cidrs = lazySchema(() => z.array(z.string().max(64)).max(256));
 
-export const EndpointCreateBody = z.strictObject({
+export const EndpointCreateBody = lazySchema(() => z.strictObject({
   name: printable(z.string()),
   target: Target,
   domain: DomainChoice.optional(),
   auth: AuthSettings.optional(),
   ip_allowlist: Cidrs.optional(),
   rate_limit: RateLimit.nullable().optional(),
-});
+}));
 export type EndpointCreateBody = z.infer<typeof EndpointCreateBody>;
 
-export const EndpointPatchBody = z.strictObject({
+export const EndpointPatchBody = lazySchema(() => z.strictObject({
   auth: AuthSettings.optional(),
   ip_allowlist: Cidrs.optional(),
   rate_limit: RateLimit.nullable().optional().describe('null removes the limit'),
   hostname: z.string().nullable().optional().describe('a claimed custom hostname of the project; null returns to the shared address'),
   target: Target.optional(),
-});
+}));
 export type EndpointPatchBody = z.infer<typeof EndpointPatchBody>;
 
-export const GatewayKey = z.object({
+export const GatewayKey = lazySchema(() => z.object({
   key_id: z.string(),
   note: z.string(),
   state: z.enum(KEY_STATES).describe('derived on read from the clock'),
   created_at: Timestamp,
   expires_at: Timestamp.optional().describe('absent: no expiry; on a superseded key, the end of the rotation overlap when earlier'),
   superseded: z.boolean().describe('true on the outgoing half of a rotation'),
-});
+}));
 export type GatewayKey = z.infer<typeof GatewayKey>;
 
-export const DomainRecord = z.object({ type: z.literal('CNAME'), name: z.string(), value: z.string() });
+export const DomainRecord = lazySchema(() => z.object({ type: z.literal('CNAME'), name: z.string(), value: z.string() }));
 
-export const GatewayDomain = z.object({
+export const GatewayDomain = lazySchema(() => z.object({
   hostname: z.string(),
   verified: z.boolean(),
   record: DomainRecord,
   note: z.string(),
   verified_at: Timestamp.optional(),
   created_at: Timestamp,
-});
+}));
 export type GatewayDomain = z.infer<typeof GatewayDomain>;
 
-export const Endpoint = z.object({
+export const Endpoint = lazySchema(() => z.object({
   name: z.string(),
   resource_path: z.string(),
   project_id: z.string().describe('project short'),
@@ -116,20 +117,20 @@ export const Endpoint = z.object({
   rate_limit: z.object({ requests: z.number().int(), unit: z.enum(RATE_UNITS), key: z.enum(RATE_KEYS) }).optional(),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}));
 export type Endpoint = z.infer<typeof Endpoint>;
 
-export const EndpointDetail = Endpoint.extend({ keys: z.array(GatewayKey), domain: GatewayDomain.nullable() });
+export const EndpointDetail = lazySchema(() => Endpoint.extend({ keys: z.array(GatewayKey), domain: GatewayDomain.nullable() }));
 export type EndpointDetail = z.infer<typeof EndpointDetail>;
 
-export const KeyCreateBody = z.strictObject({
+export const KeyCreateBody = lazySchema(() => z.strictObject({
   note: printable(z.string().max(256)).optional(),
   expires_in_days: z.number().int().min(1).max(3650).optional(),
-});
+}));
 
-export const KeySecret = z.object({ key: GatewayKey, secret: z.string().describe('gk_secret_…; shown only in this answer'), note: z.string() });
+export const KeySecret = lazySchema(() => z.object({ key: GatewayKey, secret: z.string().describe('gk_secret_…; shown only in this answer'), note: z.string() }));
 
-export const DomainClaimBody = z.strictObject({ hostname: z.string(), note: printable(z.string().max(256)).optional() });
+export const DomainClaimBody = lazySchema(() => z.strictObject({ hostname: z.string(), note: printable(z.string().max(256)).optional() }));
 
 const base = '/v1/projects/{projectID}/gateway';
 const GATEWAY_BODY_LIMIT = 16 * KiB;
@@ -144,7 +145,7 @@ export const gatewayRoutes = {
     params: ProjectParams,
     query: PageQuery,
     status: 200,
-    response: z.object({ endpoints: z.array(Endpoint), next_page_token: z.string().optional() }),
+    response: lazySchema(() => z.object({ endpoints: z.array(Endpoint), next_page_token: z.string().optional() })),
   }),
   create: route({
     id: 'gateway.endpoints.create',
@@ -188,7 +189,7 @@ export const gatewayRoutes = {
     auth: 'any',
     params: EndpointParams,
     status: 204,
-    response: z.undefined(),
+    response: lazySchema(() => z.undefined()),
   }),
   publish: route({
     id: 'gateway.endpoints.publish',
@@ -218,7 +219,7 @@ export const gatewayRoutes = {
     auth: 'any',
     params: EndpointParams,
     status: 200,
-    response: z.object({ keys: z.array(GatewayKey) }),
+    response: lazySchema(() => z.object({ keys: z.array(GatewayKey) })),
   }),
   createKey: route({
     id: 'gateway.keys.create',
@@ -249,7 +250,7 @@ export const gatewayRoutes = {
     auth: 'any',
     params: KeyParams,
     status: 204,
-    response: z.undefined(),
+    response: lazySchema(() => z.undefined()),
   }),
   claimDomain: route({
     id: 'gateway.domains.claim',
@@ -271,7 +272,7 @@ export const gatewayRoutes = {
     params: ProjectParams,
     query: PageQuery,
     status: 200,
-    response: z.object({ domains: z.array(GatewayDomain), next_page_token: z.string().optional() }),
+    response: lazySchema(() => z.object({ domains: z.array(GatewayDomain), next_page_token: z.string().optional() })),
   }),
   releaseDomain: route({
     id: 'gateway.domains.release',
@@ -281,6 +282,6 @@ export const gatewayRoutes = {
     auth: 'any',
     params: DomainParams,
     status: 204,
-    response: z.undefined(),
+    response: lazySchema(() => z.undefined()),
   }),
 };

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { route } from './contract.js';
 import { Email, PageQuery, Role, Timestamp, Uuid } from './common.js';
 import { ProjectParams } from './projects.js';
+import { lazySchema } from './lazy.js';
 
 /** Invitation of spec 1 §2.7. Only a hash of the token is stored, so token and accept_url exist only on creation. */
-export const InvitationView = z.object({
+export const InvitationView = lazySchema(() => z.object({
   id: Uuid,
   project_id: Uuid,
   email: z.string(),
@@ -15,55 +16,55 @@ export const InvitationView = z.object({
   expires_at: Timestamp,
   accepted_at: Timestamp.optional(),
   revoked_at: Timestamp.optional(),
-});
+}));
 export type InvitationView = z.infer<typeof InvitationView>;
 
-export const CreatedInvitation = InvitationView.extend({
+export const CreatedInvitation = lazySchema(() => InvitationView.extend({
   token: z.string().describe('shown once'),
   accept_url: z.string().describe('path form /invite/<token>'),
-});
+}));
 
 /** Project member of spec 1 §2.6, as returned when an invitation finds an existing account. */
-export const InvitedMember = z.object({
+export const InvitedMember = lazySchema(() => z.object({
   user_id: Uuid,
   email: z.string(),
   role: Role,
   kind: z.literal('user'),
   external: z.boolean(),
   created_at: Timestamp,
-});
+}));
 
-export const CreateInvitationBody = z.strictObject({ email: Email, role: Role.default('member') });
+export const CreateInvitationBody = lazySchema(() => z.strictObject({ email: Email, role: Role.default('member') }));
 
 /** 201 body: an invitation with its one-time token, or (existing account) the member granted at once. */
-export const CreateInvitationResponse = z.union([
+export const CreateInvitationResponse = lazySchema(() => z.union([
   z.object({ invitation: CreatedInvitation, note: z.string() }),
   z.object({ member: InvitedMember, note: z.string() }),
-]);
+]));
 
-export const InvitationPreview = z.object({
+export const InvitationPreview = lazySchema(() => z.object({
   project_name: z.string(),
   project_slug: z.string(),
   email: z.string(),
   role: Role,
   expires_at: Timestamp,
   account_exists: z.boolean(),
-});
+}));
 
-export const AcceptInvitationBody = z.strictObject({
+export const AcceptInvitationBody = lazySchema(() => z.strictObject({
   token: z.string().min(1).max(200),
   password: z.string().max(1024).optional(),
-});
+}));
 
-export const AcceptedInvitation = z.object({
+export const AcceptedInvitation = lazySchema(() => z.object({
   accepted: z.literal(true),
   project_id: Uuid,
   role: Role,
   email: z.string(),
   note: z.string(),
-});
+}));
 
-const InvitationParams = ProjectParams.extend({ invitationID: z.string() });
+const InvitationParams = lazySchema(() => ProjectParams.extend({ invitationID: z.string() }));
 
 export const invitationRoutes = {
   list: route({
@@ -75,7 +76,7 @@ export const invitationRoutes = {
     params: ProjectParams,
     query: PageQuery,
     status: 200,
-    response: z.object({ invitations: z.array(InvitationView), next_page_token: z.string().optional() }),
+    response: lazySchema(() => z.object({ invitations: z.array(InvitationView), next_page_token: z.string().optional() })),
   }),
   create: route({
     id: 'invitations.create',
@@ -96,7 +97,7 @@ export const invitationRoutes = {
     auth: 'any', // machine credentials are refused after the project lookup (404 first)
     params: InvitationParams,
     status: 200,
-    response: z.object({ revoked: Uuid, invitation: InvitationView, note: z.string() }),
+    response: lazySchema(() => z.object({ revoked: Uuid, invitation: InvitationView, note: z.string() })),
   }),
   preview: route({
     id: 'invitations.preview',
@@ -104,7 +105,7 @@ export const invitationRoutes = {
     path: '/v1/invitations/{token}',
     summary: 'Preview an invitation (the token is the credential)',
     auth: 'none',
-    params: z.object({ token: z.string() }),
+    params: lazySchema(() => z.object({ token: z.string() })),
     status: 200,
     response: InvitationPreview,
   }),

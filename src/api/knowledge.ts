@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MiB, route } from './contract.js';
 import { PageQuery, Timestamp, Uuid } from './common.js';
 import { AgentName } from './agents.js';
+import { lazySchema } from './lazy.js';
 
 /**
  * An agent's knowledge base (spec 1 §4.12 "/knowledge (list or search with ?query=, add, empty,
@@ -21,7 +22,7 @@ export const KNOWLEDGE_LIMITS = {
   queryChars: 1000,
 } as const;
 
-export const KnowledgeDocument = z.object({
+export const KnowledgeDocument = lazySchema(() => z.object({
   id: Uuid,
   source: z.string(),
   chars: z.number().int(),
@@ -29,10 +30,10 @@ export const KnowledgeDocument = z.object({
   /** Whether the chunks also carry embeddings (an embedding endpoint was configured when added). */
   embedded: z.boolean(),
   created_at: Timestamp,
-});
+}));
 export type KnowledgeDocument = z.infer<typeof KnowledgeDocument>;
 
-export const KnowledgeHit = z.object({
+export const KnowledgeHit = lazySchema(() => z.object({
   document_id: Uuid,
   source: z.string(),
   /** Position of the chunk inside its document, from 0. */
@@ -42,22 +43,22 @@ export const KnowledgeHit = z.object({
   score: z.number(),
   bm25_score: z.number().optional(),
   vector_score: z.number().optional(),
-});
+}));
 export type KnowledgeHit = z.infer<typeof KnowledgeHit>;
 
-const NameParams = z.object({ name: AgentName });
-const DocParams = z.object({ name: AgentName, id: Uuid });
-const ProjectQuery = z.object({ project: z.string().optional() });
+const NameParams = lazySchema(() => z.object({ name: AgentName }));
+const DocParams = lazySchema(() => z.object({ name: AgentName, id: Uuid }));
+const ProjectQuery = lazySchema(() => z.object({ project: z.string().optional() }));
 
-export const KnowledgeListResponse = z.object({ agent: z.string(), documents: z.array(KnowledgeDocument), next_page_token: z.string() });
-export const KnowledgeSearchResponse = z.object({
+export const KnowledgeListResponse = lazySchema(() => z.object({ agent: z.string(), documents: z.array(KnowledgeDocument), next_page_token: z.string() }));
+export const KnowledgeSearchResponse = lazySchema(() => z.object({
   agent: z.string(),
   query: z.string(),
   /** hybrid when chunks and query were embedded, bm25 otherwise. */
   mode: z.enum(['bm25', 'hybrid']),
   results: z.array(KnowledgeHit),
   note: z.string().optional(),
-});
+}));
 
 export const knowledgeRoutes = {
   listOrSearch: route({
@@ -67,13 +68,13 @@ export const knowledgeRoutes = {
     summary: 'Documents of the knowledge base, or with ?query= the best chunks ranked by hybrid search',
     auth: 'any',
     params: NameParams,
-    query: PageQuery.extend({
+    query: lazySchema(() => PageQuery.extend({
       project: z.string().optional(),
       query: z.string().min(1).max(KNOWLEDGE_LIMITS.queryChars).optional(),
       top_k: z.string().regex(/^\d+$/, 'must be a whole number').optional(),
-    }),
+    })),
     status: 200,
-    response: z.union([KnowledgeListResponse, KnowledgeSearchResponse]),
+    response: lazySchema(() => z.union([KnowledgeListResponse, KnowledgeSearchResponse])),
   }),
   add: route({
     id: 'knowledge.add',
@@ -83,15 +84,15 @@ export const knowledgeRoutes = {
     auth: 'any',
     params: NameParams,
     query: ProjectQuery,
-    body: z.strictObject({
+    body: lazySchema(() => z.strictObject({
       documents: z
         .array(z.strictObject({ source: z.string().min(1).max(KNOWLEDGE_LIMITS.sourceChars), text: z.string().min(1) }))
         .min(1)
         .max(KNOWLEDGE_LIMITS.documentsPerAdd),
-    }),
+    })),
     bodyLimit: KNOWLEDGE_LIMITS.addBytes,
     status: 201,
-    response: z.object({ agent: z.string(), documents: z.array(KnowledgeDocument), chunks: z.number().int() }),
+    response: lazySchema(() => z.object({ agent: z.string(), documents: z.array(KnowledgeDocument), chunks: z.number().int() })),
   }),
   empty: route({
     id: 'knowledge.empty',
@@ -102,7 +103,7 @@ export const knowledgeRoutes = {
     params: NameParams,
     query: ProjectQuery,
     status: 200,
-    response: z.object({ agent: z.string(), deleted_documents: z.number().int(), deleted_chunks: z.number().int() }),
+    response: lazySchema(() => z.object({ agent: z.string(), deleted_documents: z.number().int(), deleted_chunks: z.number().int() })),
   }),
   deleteOne: route({
     id: 'knowledge.delete',
@@ -113,6 +114,6 @@ export const knowledgeRoutes = {
     params: DocParams,
     query: ProjectQuery,
     status: 200,
-    response: z.object({ agent: z.string(), document: KnowledgeDocument, deleted: z.literal(true) }),
+    response: lazySchema(() => z.object({ agent: z.string(), document: KnowledgeDocument, deleted: z.literal(true) })),
   }),
 };

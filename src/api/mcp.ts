@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { KiB, MiB, route } from './contract.js';
 import { Note, PageQuery, Timestamp } from './common.js';
 import { ProjectParams } from './projects.js';
+import { lazySchema } from './lazy.js';
 
 /** MCP servers: tools as immutable versions behind a Model Context Protocol endpoint (spec 2 §2.2, §3, §4.2, §8, §9). */
 
@@ -23,15 +24,15 @@ export const MCP_REQUEST_TIMEOUT_MAX = 900;
 export const MCP_BEARER_RE = /^svc_mcp_[0-9a-f]{64}$/;
 
 export const MCP_STATES = ['pending', 'building', 'deploying', 'ready', 'failed'] as const;
-export const McpState = z.enum(MCP_STATES);
+export const McpState = lazySchema(() => z.enum(MCP_STATES));
 export type McpState = z.infer<typeof McpState>;
 
-export const McpServerParams = ProjectParams.extend({ name: z.string() });
-export const McpToolParams = McpServerParams.extend({ tool: z.string() });
+export const McpServerParams = lazySchema(() => ProjectParams.extend({ name: z.string() }));
+export const McpToolParams = lazySchema(() => McpServerParams.extend({ tool: z.string() }));
 /** Kept a string: "not a positive integer" is the handler's 400, with the spec's wording. */
-export const McpVersionParams = McpServerParams.extend({ version: z.string() });
+export const McpVersionParams = lazySchema(() => McpServerParams.extend({ version: z.string() }));
 
-export const McpServer = z.object({
+export const McpServer = lazySchema(() => z.object({
   name: z.string(),
   visibility: z.string().describe('present (empty) in the shape'),
   expose: z.string().describe('empty: private, reachable only inside the platform; apps: published on the apps domain'),
@@ -44,13 +45,13 @@ export const McpServer = z.object({
   tool_count: z.number().int(),
   message: z.string().optional().describe('why a build or rollout failed'),
   created_at: Timestamp,
-});
+}));
 export type McpServer = z.infer<typeof McpServer>;
 
 /** JSON Schema of a tool's input (an object schema). */
-export const ToolSchema = z.record(z.string(), z.unknown());
+export const ToolSchema = lazySchema(() => z.record(z.string(), z.unknown()));
 
-export const McpTool = z.object({
+export const McpTool = lazySchema(() => z.object({
   name: z.string(),
   description: z.string(),
   handler: z.string().describe('Python source of the tool module'),
@@ -58,10 +59,10 @@ export const McpTool = z.object({
   credential_keys: z.array(z.string()),
   credentialKeys: z.array(z.string()).describe('same value as credential_keys (compatibility spelling)'),
   updated_at: Timestamp,
-});
+}));
 export type McpTool = z.infer<typeof McpTool>;
 
-export const McpVersion = z.object({
+export const McpVersion = lazySchema(() => z.object({
   version: z.number().int(),
   state: McpState.optional().describe('build state of this version'),
   image_digest: z.string().optional().describe('present once built'),
@@ -73,24 +74,24 @@ export const McpVersion = z.object({
   yanked_at: Timestamp.optional(),
   message: z.string().optional().describe('why this version failed to build'),
   created_at: Timestamp,
-});
+}));
 export type McpVersion = z.infer<typeof McpVersion>;
 
 /** Spec 2 §4.2: other fields are silently ignored on create (so not strict). */
-export const McpCreateBody = z.object({
+export const McpCreateBody = lazySchema(() => z.object({
   name: z.string().regex(MCP_SERVER_NAME_RE, 'must be 1 to 40 lowercase letters, digits or hyphens, starting with a letter and not ending with a hyphen'),
   expose: z.string().optional(),
-});
+}));
 
-const CredentialKeys = z.array(z.string().regex(/^[a-zA-Z0-9][a-zA-Z0-9_-]{0,62}$/, 'must be a secret name')).max(64);
+const CredentialKeys = lazySchema(() => z.array(z.string().regex(/^[a-zA-Z0-9][a-zA-Z0-9_-]{0,62}$/, 'must be a secret name')).max(64));
 
-export const McpPublishBody = z.strictObject({
+export const McpPublishBody = lazySchema(() => z.strictObject({
   handler: z.string().optional().describe('required; checked by the handler so the error reads "handler is required"'),
   description: z.string().max(4096).optional(),
   schema: ToolSchema.optional(),
   credentialKeys: CredentialKeys.optional(),
   credential_keys: CredentialKeys.optional(),
-});
+}));
 export type McpPublishBody = z.infer<typeof McpPublishBody>;
 
 /**
@@ -98,10 +99,10 @@ export type McpPublishBody = z.infer<typeof McpPublishBody>;
  * handlers are checked by the handler so each 400 names its tool. prune removes the tools the body
  * does not name.
  */
-export const McpPublishSetBody = z.strictObject({
+export const McpPublishSetBody = lazySchema(() => z.strictObject({
   tools: z.record(z.string(), McpPublishBody).describe('tool name -> the single publish body (handler, description, schema, credentialKeys or credential_keys)'),
   prune: z.boolean().optional().describe('also remove the tools of the current set the body does not name (default false: they are kept)'),
-});
+}));
 export type McpPublishSetBody = z.infer<typeof McpPublishSetBody>;
 
 export const mcpRoutes = {
@@ -115,7 +116,7 @@ export const mcpRoutes = {
     body: McpCreateBody,
     bodyLimit: MCP_CREATE_BODY_LIMIT,
     status: 201,
-    response: z.object({ mcp_server: McpServer }),
+    response: lazySchema(() => z.object({ mcp_server: McpServer })),
   }),
   list: route({
     id: 'mcpservers.list',
@@ -126,7 +127,7 @@ export const mcpRoutes = {
     params: ProjectParams,
     query: PageQuery,
     status: 200,
-    response: z.object({ mcpservers: z.array(McpServer), next_page_token: z.string().optional() }),
+    response: lazySchema(() => z.object({ mcpservers: z.array(McpServer), next_page_token: z.string().optional() })),
   }),
   get: route({
     id: 'mcpservers.get',
@@ -136,7 +137,7 @@ export const mcpRoutes = {
     auth: 'any',
     params: McpServerParams,
     status: 200,
-    response: z.object({ mcp_server: McpServer }),
+    response: lazySchema(() => z.object({ mcp_server: McpServer })),
   }),
   delete: route({
     id: 'mcpservers.delete',
@@ -146,7 +147,7 @@ export const mcpRoutes = {
     auth: 'any',
     params: McpServerParams,
     status: 200,
-    response: z.object({ name: z.string(), deleted: z.boolean() }),
+    response: lazySchema(() => z.object({ name: z.string(), deleted: z.boolean() })),
   }),
   tools: route({
     id: 'mcpservers.tools.list',
@@ -156,7 +157,7 @@ export const mcpRoutes = {
     auth: 'any',
     params: McpServerParams,
     status: 200,
-    response: z.object({ server: z.string(), tools: z.array(McpTool) }),
+    response: lazySchema(() => z.object({ server: z.string(), tools: z.array(McpTool) })),
   }),
   publish: route({
     id: 'mcpservers.tools.publish',
@@ -168,7 +169,7 @@ export const mcpRoutes = {
     body: McpPublishBody,
     bodyLimit: MCP_PUBLISH_BODY_LIMIT,
     status: 202,
-    response: z.object({ server: z.string(), name: z.string(), published: z.boolean(), build_id: z.string(), version: z.number().int().optional(), note: Note }),
+    response: lazySchema(() => z.object({ server: z.string(), name: z.string(), published: z.boolean(), build_id: z.string(), version: z.number().int().optional(), note: Note })),
   }),
   /**
    * Not in spec 2 §4.2: `platform mcp publish SERVER DIR` makes ONE version from a folder (issue 18),
@@ -185,7 +186,7 @@ export const mcpRoutes = {
     body: McpPublishSetBody,
     bodyLimit: MCP_PUBLISH_SET_BODY_LIMIT,
     status: 202,
-    response: z.object({
+    response: lazySchema(() => z.object({
       server: z.string(),
       names: z.array(z.string()).describe('the tools of the body, by name'),
       changed: z.array(z.string()).describe('the tools written: new or different from the current set (all of the body when a set whose build failed is sent again)'),
@@ -195,7 +196,7 @@ export const mcpRoutes = {
       build_id: z.string().optional().describe('absent when nothing changed'),
       version: z.number().int().optional().describe('the new version; when nothing changed, the version holding this set'),
       note: Note,
-    }),
+    })),
   }),
   deleteTool: route({
     id: 'mcpservers.tools.delete',
@@ -205,7 +206,7 @@ export const mcpRoutes = {
     auth: 'any',
     params: McpToolParams,
     status: 202,
-    response: z.object({ server: z.string(), name: z.string(), deleted: z.boolean(), build_id: z.string(), version: z.number().int().optional(), note: Note }),
+    response: lazySchema(() => z.object({ server: z.string(), name: z.string(), deleted: z.boolean(), build_id: z.string(), version: z.number().int().optional(), note: Note })),
   }),
   versions: route({
     id: 'mcpservers.versions.list',
@@ -215,7 +216,7 @@ export const mcpRoutes = {
     auth: 'any',
     params: McpServerParams,
     status: 200,
-    response: z.object({ server: z.string(), versions: z.array(McpVersion) }),
+    response: lazySchema(() => z.object({ server: z.string(), versions: z.array(McpVersion) })),
   }),
   rollback: route({
     id: 'mcpservers.versions.rollback',
@@ -225,7 +226,7 @@ export const mcpRoutes = {
     auth: 'any',
     params: McpVersionParams,
     status: 200,
-    response: z.object({ server: z.string(), version: z.number().int(), image: z.string(), rolled_back: z.boolean(), note: Note }),
+    response: lazySchema(() => z.object({ server: z.string(), version: z.number().int(), image: z.string(), rolled_back: z.boolean(), note: Note })),
   }),
   yank: route({
     id: 'mcpservers.versions.yank',
@@ -235,7 +236,7 @@ export const mcpRoutes = {
     auth: 'any',
     params: McpVersionParams,
     status: 200,
-    response: z.object({ server: z.string(), version: z.number().int(), yanked: z.boolean() }),
+    response: lazySchema(() => z.object({ server: z.string(), version: z.number().int(), yanked: z.boolean() })),
   }),
   unyank: route({
     id: 'mcpservers.versions.unyank',
@@ -245,7 +246,7 @@ export const mcpRoutes = {
     auth: 'any',
     params: McpVersionParams,
     status: 200,
-    response: z.object({ server: z.string(), version: z.number().int(), yanked: z.boolean() }),
+    response: lazySchema(() => z.object({ server: z.string(), version: z.number().int(), yanked: z.boolean() })),
   }),
   /**
    * A member tries a tool from the terminal: the bearer never leaves the platform, so the daemon
@@ -258,10 +259,10 @@ export const mcpRoutes = {
     summary: "Call one tool of the running version with arguments (the protocol's tools/call result)",
     auth: 'any',
     params: McpToolParams,
-    body: z.strictObject({ arguments: z.record(z.string(), z.unknown()).optional() }),
+    body: lazySchema(() => z.strictObject({ arguments: z.record(z.string(), z.unknown()).optional() })),
     bodyLimit: MCP_PUBLISH_BODY_LIMIT,
     status: 200,
-    response: z.object({
+    response: lazySchema(() => z.object({
       server: z.string(),
       tool: z.string(),
       version: z.number().int(),
@@ -269,9 +270,9 @@ export const mcpRoutes = {
       structuredContent: z.unknown().optional(),
       isError: z.boolean(),
       duration_ms: z.number().int(),
-    }),
+    })),
   }),
 };
 
 /** One entry of the MCP_SERVERS variable agents receive (spec 2 §4.2). */
-export const McpServersEntry = z.object({ name: z.string(), url: z.string(), bearer: z.string() });
+export const McpServersEntry = lazySchema(() => z.object({ name: z.string(), url: z.string(), bearer: z.string() }));

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { route } from './contract.js';
 import { Email, PageQuery, Role, Timestamp } from './common.js';
 import { ProjectParams } from './projects.js';
+import { lazySchema } from './lazy.js';
 
 /** Project member of spec 1 §2.6, with the break-glass fields on break-glass rows. */
-export const MemberView = z.object({
+export const MemberView = lazySchema(() => z.object({
   user_id: z.string(),
   email: z.string(),
   role: Role,
@@ -17,18 +18,18 @@ export const MemberView = z.object({
   reason: z.string().optional(),
   granted_by: z.string().optional(),
   expired: z.boolean().optional(),
-});
+}));
 export type MemberView = z.infer<typeof MemberView>;
 
-const MemberParams = ProjectParams.extend({ userID: z.string() });
-const SaMemberParams = ProjectParams.extend({ saID: z.string() });
+const MemberParams = lazySchema(() => ProjectParams.extend({ userID: z.string() }));
+const SaMemberParams = lazySchema(() => ProjectParams.extend({ saID: z.string() }));
 
 /** Break-glass request of spec 1 §4.7; the length and duration rules give their own 400 texts. */
-export const BreakGlassBody = z.strictObject({
+export const BreakGlassBody = lazySchema(() => z.strictObject({
   reason: z.string(),
   role: Role.default('admin'),
   minutes: z.number().int().min(1).default(240),
-});
+}));
 
 export const memberRoutes = {
   list: route({
@@ -40,7 +41,7 @@ export const memberRoutes = {
     params: ProjectParams,
     query: PageQuery,
     status: 200,
-    response: z.object({ members: z.array(MemberView), next_page_token: z.string().optional() }),
+    response: lazySchema(() => z.object({ members: z.array(MemberView), next_page_token: z.string().optional() })),
   }),
   add: route({
     id: 'members.add',
@@ -49,9 +50,9 @@ export const memberRoutes = {
     summary: 'Grant a role on the project to an existing account',
     auth: 'person',
     params: ProjectParams,
-    body: z.strictObject({ email: Email, role: Role.default('member') }),
+    body: lazySchema(() => z.strictObject({ email: Email, role: Role.default('member') })),
     status: 201,
-    response: z.object({ member: MemberView, note: z.string() }),
+    response: lazySchema(() => z.object({ member: MemberView, note: z.string() })),
   }),
   update: route({
     id: 'members.update',
@@ -60,9 +61,9 @@ export const memberRoutes = {
     summary: "Change a user member's role",
     auth: 'person',
     params: MemberParams,
-    body: z.strictObject({ role: Role }),
+    body: lazySchema(() => z.strictObject({ role: Role })),
     status: 200,
-    response: z.object({ user_id: z.string(), role: Role }),
+    response: lazySchema(() => z.object({ user_id: z.string(), role: Role })),
   }),
   remove: route({
     id: 'members.remove',
@@ -72,7 +73,7 @@ export const memberRoutes = {
     auth: 'person',
     params: MemberParams,
     status: 200,
-    response: z.object({ deleted: z.literal(true), user_id: z.string(), note: z.string() }),
+    response: lazySchema(() => z.object({ deleted: z.literal(true), user_id: z.string(), note: z.string() })),
   }),
   updateServiceAccount: route({
     id: 'members.sa.update',
@@ -81,9 +82,9 @@ export const memberRoutes = {
     summary: "Change a service account's role on the project",
     auth: 'person',
     params: SaMemberParams,
-    body: z.strictObject({ role: Role }),
+    body: lazySchema(() => z.strictObject({ role: Role })),
     status: 200,
-    response: z.object({ service_account_id: z.string(), role: Role }),
+    response: lazySchema(() => z.object({ service_account_id: z.string(), role: Role })),
   }),
   removeServiceAccount: route({
     id: 'members.sa.remove',
@@ -93,7 +94,7 @@ export const memberRoutes = {
     auth: 'person',
     params: SaMemberParams,
     status: 200,
-    response: z.object({ deleted: z.literal(true), service_account_id: z.string(), note: z.string() }),
+    response: lazySchema(() => z.object({ deleted: z.literal(true), service_account_id: z.string(), note: z.string() })),
   }),
   breakGlass: route({
     id: 'members.breakGlass',
@@ -104,6 +105,6 @@ export const memberRoutes = {
     params: ProjectParams,
     body: BreakGlassBody,
     status: 201,
-    response: z.object({ grant: MemberView, note: z.string() }),
+    response: lazySchema(() => z.object({ grant: MemberView, note: z.string() })),
   }),
 };

@@ -4,6 +4,7 @@ import { MiB, route, withProjectIdRule } from './contract.js';
 import { PageQuery, Timestamp, isStrictBase64, printable, printableTextProblem } from './common.js';
 import { ProjectParams } from './projects.js';
 import { parseBytes, parseDuration } from './quantity.js';
+import { lazySchema } from './lazy.js';
 
 /** Messaging API contract (spec 3 §2.3, §2.4, §4.3). */
 
@@ -15,19 +16,19 @@ export const MAX_PULL_TIMEOUT_MS = 20_000;
 export const MAX_ACK_IDS = 1000;
 
 export const NAME_RULE = /^[a-z]([a-z0-9-]*[a-z0-9])?$/;
-const ResourceName = z
+const ResourceName = lazySchema(() => z
   .string()
   .min(1, 'name is required')
   .max(63, 'must be at most 63 characters')
-  .regex(NAME_RULE, 'must be lowercase letters, digits and hyphens, start with a letter and end with a letter or digit');
+  .regex(NAME_RULE, 'must be lowercase letters, digits and hyphens, start with a letter and end with a letter or digit'));
 
-const DisplayName = printable(z.string().max(1024));
+const DisplayName = lazySchema(() => printable(z.string().max(1024)));
 
-const Quantity = z.string().refine((v) => parseBytes(v) !== undefined, 'not a valid quantity (use a binary size such as 16Mi or 1Gi)');
-const Duration = z.string().refine((v) => parseDuration(v) !== undefined, 'not a valid duration (use for example 24h, 30m or 1h30m; empty means none)');
-const Discard = z.enum(['old', 'new']);
+const Quantity = lazySchema(() => z.string().refine((v) => parseBytes(v) !== undefined, 'not a valid quantity (use a binary size such as 16Mi or 1Gi)'));
+const Duration = lazySchema(() => z.string().refine((v) => parseDuration(v) !== undefined, 'not a valid duration (use for example 24h, 30m or 1h30m; empty means none)'));
+const Discard = lazySchema(() => z.enum(['old', 'new']));
 
-export const TopicStats = z.object({
+export const TopicStats = lazySchema(() => z.object({
   published: z.number(),
   delivered: z.number(),
   published_bytes: z.number(),
@@ -36,9 +37,9 @@ export const TopicStats = z.object({
   backlog_bytes: z.number(),
   subscriptions: z.number(),
   producers: z.number(),
-});
+}));
 
-export const TopicView = z.object({
+export const TopicView = lazySchema(() => z.object({
   name: z.string(),
   display_name: z.string().optional(),
   path: z.string(),
@@ -51,13 +52,13 @@ export const TopicView = z.object({
   ready: z.boolean(),
   message: z.string().optional(),
   stats: TopicStats,
-});
+}));
 export type TopicView = z.infer<typeof TopicView>;
 
-export const SubscriptionType = z.enum(['shared', 'key-shared', 'exclusive', 'failover']);
-export const ContentMode = z.enum(['cloudevents-structured', 'cloudevents-binary']);
+export const SubscriptionType = lazySchema(() => z.enum(['shared', 'key-shared', 'exclusive', 'failover']));
+export const ContentMode = lazySchema(() => z.enum(['cloudevents-structured', 'cloudevents-binary']));
 
-export const SubscriptionView = z.object({
+export const SubscriptionView = lazySchema(() => z.object({
   name: z.string(),
   display_name: z.string().optional(),
   path: z.string(),
@@ -85,10 +86,10 @@ export const SubscriptionView = z.object({
     consumers: z.number(),
     redeliver_rate: z.number(),
   }),
-});
+}));
 export type SubscriptionView = z.infer<typeof SubscriptionView>;
 
-export const PulledMessage = z.object({
+export const PulledMessage = lazySchema(() => z.object({
   ack_id: z.string().optional(),
   id: z.string(),
   data: z.string(),
@@ -96,40 +97,40 @@ export const PulledMessage = z.object({
   key: z.string().optional(),
   publish_time: Timestamp,
   delivery_attempt: z.number(),
-});
+}));
 export type PulledMessage = z.infer<typeof PulledMessage>;
 
-const Deleting = z.object({ name: z.string(), state: z.literal('deleting'), ready: z.literal(false) });
+const Deleting = lazySchema(() => z.object({ name: z.string(), state: z.literal('deleting'), ready: z.literal(false) }));
 
-export const TopicParams = ProjectParams.extend({ topic: z.string() });
-export const SubscriptionParams = TopicParams.extend({ sub: z.string() });
+export const TopicParams = lazySchema(() => ProjectParams.extend({ topic: z.string() }));
+export const SubscriptionParams = lazySchema(() => TopicParams.extend({ sub: z.string() }));
 
-export const TopicCreate = z.strictObject({
+export const TopicCreate = lazySchema(() => z.strictObject({
   name: ResourceName,
   display_name: DisplayName.optional(),
   max_bytes: Quantity.optional(),
   max_age: Duration.optional(),
   discard: Discard.optional(),
-});
-export const TopicPatch = z.strictObject({
+}));
+export const TopicPatch = lazySchema(() => z.strictObject({
   name: z.unknown().optional(),
   display_name: DisplayName.optional(),
   max_bytes: Quantity.optional(),
   max_age: Duration.optional(),
   discard: Discard.optional(),
-});
+}));
 
-const Int = z.number().int('must be an integer');
-const DeliverInput = z.strictObject({
+const Int = lazySchema(() => z.number().int('must be an integer'));
+const DeliverInput = lazySchema(() => z.strictObject({
   mode: z.enum(['pull', 'push']).optional(),
   push: z.strictObject({ url: z.string(), content_mode: ContentMode.optional() }).optional(),
-});
-const DeadLetterInput = z.strictObject({
+}));
+const DeadLetterInput = lazySchema(() => z.strictObject({
   topic: z.string().optional(),
   after_attempts: Int.min(1, 'must be at least 1').max(1000, 'must be at most 1000').optional(),
-});
+}));
 
-export const SubscriptionCreate = z.strictObject({
+export const SubscriptionCreate = lazySchema(() => z.strictObject({
   name: ResourceName,
   display_name: DisplayName.optional(),
   type: SubscriptionType.optional(),
@@ -139,8 +140,8 @@ export const SubscriptionCreate = z.strictObject({
   max_ack_pending: Int.min(1, 'must be at least 1').max(1_000_000, 'must be at most 1000000').optional(),
   deliver: DeliverInput.optional(),
   dead_letter: DeadLetterInput.optional(),
-});
-export const SubscriptionPatch = z.strictObject({
+}));
+export const SubscriptionPatch = lazySchema(() => z.strictObject({
   name: z.unknown().optional(),
   topic: z.unknown().optional(),
   type: z.unknown().optional(),
@@ -151,10 +152,10 @@ export const SubscriptionPatch = z.strictObject({
   max_ack_pending: Int.min(1, 'must be at least 1').max(1_000_000, 'must be at most 1000000').optional(),
   deliver: DeliverInput.optional(),
   dead_letter: DeadLetterInput.optional(),
-});
+}));
 
 
-export const PublishMessage = z
+export const PublishMessage = lazySchema(() => z
   .strictObject({
     text: z.string().optional(),
     data: z.string().refine(isStrictBase64, 'data is not valid base64 (standard alphabet with = padding, RFC 4648)').optional(),
@@ -170,31 +171,31 @@ export const PublishMessage = z
       .optional(),
     key: printable(z.string().max(1024)).optional(),
   })
-  .refine((m) => !(m.text && m.data), 'set either text or data, not both');
+  .refine((m) => !(m.text && m.data), 'set either text or data, not both'));
 export type PublishMessage = z.infer<typeof PublishMessage>;
 
-export const PublishBody = z.strictObject({
+export const PublishBody = lazySchema(() => z.strictObject({
   messages: z
     .array(PublishMessage, { error: 'messages is required' })
     .min(1, 'no messages: send between 1 and 100')
     .max(MAX_PUBLISH_MESSAGES, `more than ${MAX_PUBLISH_MESSAGES} messages in one publish`),
-});
+}));
 
-export const PullBody = z.strictObject({
+export const PullBody = lazySchema(() => z.strictObject({
   max_messages: Int.min(1, 'must be at least 1').optional(),
   timeout_ms: Int.min(0, 'must not be negative').optional(),
   auto_ack: z.boolean().optional(),
-});
+}));
 
-export const AckBody = z.strictObject({
+export const AckBody = lazySchema(() => z.strictObject({
   ack_ids: z
     .array(z.string(), { error: 'ack_ids is required' })
     .min(1, 'ack_ids is empty: send between 1 and 1000')
     .max(MAX_ACK_IDS, `more than ${MAX_ACK_IDS} ack_ids in one request`),
-});
+}));
 
 /** A topic's counters in the usage view: its stats without producers, by name. */
-const UsageRow = z.object({ name: z.string(), ...TopicStats.omit({ producers: true }).shape });
+const UsageRow = lazySchema(() => z.object({ name: z.string(), ...TopicStats.omit({ producers: true }).shape }));
 
 
 const base = '/v1/projects/{projectID}/topics';
@@ -209,10 +210,10 @@ export const messagingRoutes = withProjectIdRule('uuid-404', {
     auth: 'none',
     unlimited: true,
     status: 200,
-    response: z.object({
+    response: lazySchema(() => z.object({
       status: z.enum(['ok', 'degraded']),
       dependencies: z.object({ orchestration: HealthDependency, database: HealthDependency, broker: HealthDependency, 'session-key': HealthDependency }),
-    }),
+    })),
   }),
   listTopics: route({
     id: 'topics.list',
@@ -223,7 +224,7 @@ export const messagingRoutes = withProjectIdRule('uuid-404', {
     params: ProjectParams,
     query: PageQuery,
     status: 200,
-    response: z.object({ topics: z.array(TopicView), next_page_token: z.string().optional() }),
+    response: lazySchema(() => z.object({ topics: z.array(TopicView), next_page_token: z.string().optional() })),
   }),
   createTopic: route({
     id: 'topics.create',
@@ -279,12 +280,12 @@ export const messagingRoutes = withProjectIdRule('uuid-404', {
     body: PublishBody,
     bodyLimit: PUBLISH_BODY_LIMIT,
     status: 200,
-    response: z.object({
+    response: lazySchema(() => z.object({
       message_ids: z.array(z.string()),
       error: z.string().optional(),
       published: z.number().optional(),
       requested: z.number().optional(),
-    }),
+    })),
   }),
   listSubscriptions: route({
     id: 'subscriptions.list',
@@ -295,7 +296,7 @@ export const messagingRoutes = withProjectIdRule('uuid-404', {
     params: TopicParams,
     query: PageQuery,
     status: 200,
-    response: z.object({ subscriptions: z.array(SubscriptionView), next_page_token: z.string().optional() }),
+    response: lazySchema(() => z.object({ subscriptions: z.array(SubscriptionView), next_page_token: z.string().optional() })),
   }),
   createSubscription: route({
     id: 'subscriptions.create',
@@ -351,7 +352,7 @@ export const messagingRoutes = withProjectIdRule('uuid-404', {
     body: PullBody,
     bodyLimit: MESSAGING_BODY_LIMIT,
     status: 200,
-    response: z.object({ messages: z.array(PulledMessage), acknowledged: z.number().optional(), error: z.string().optional() }),
+    response: lazySchema(() => z.object({ messages: z.array(PulledMessage), acknowledged: z.number().optional(), error: z.string().optional() })),
   }),
   acknowledge: route({
     id: 'subscriptions.acknowledge',
@@ -363,7 +364,7 @@ export const messagingRoutes = withProjectIdRule('uuid-404', {
     body: AckBody,
     bodyLimit: MESSAGING_BODY_LIMIT,
     status: 200,
-    response: z.object({ acknowledged: z.number() }),
+    response: lazySchema(() => z.object({ acknowledged: z.number() })),
   }),
   ack: route({
     id: 'subscriptions.ack',
@@ -375,7 +376,7 @@ export const messagingRoutes = withProjectIdRule('uuid-404', {
     body: AckBody,
     bodyLimit: MESSAGING_BODY_LIMIT,
     status: 200,
-    response: z.object({ acknowledged: z.number() }),
+    response: lazySchema(() => z.object({ acknowledged: z.number() })),
   }),
   quota: route({
     id: 'pubsub.quota',
@@ -385,7 +386,7 @@ export const messagingRoutes = withProjectIdRule('uuid-404', {
     auth: 'any',
     params: ProjectParams,
     status: 200,
-    response: z.object({
+    response: lazySchema(() => z.object({
       limit_bytes: z.number(),
       allocated_bytes: z.number(),
       backlog_bytes: z.number(),
@@ -394,7 +395,7 @@ export const messagingRoutes = withProjectIdRule('uuid-404', {
       human: z.string(),
       topics: z.number(),
       provisioned: z.boolean(),
-    }),
+    })),
   }),
   usage: route({
     id: 'pubsub.usage',
@@ -404,7 +405,7 @@ export const messagingRoutes = withProjectIdRule('uuid-404', {
     auth: 'any',
     params: ProjectParams,
     status: 200,
-    response: z.object({ project: z.string(), topics: z.array(UsageRow), totals: UsageRow, caveat: z.string() }),
+    response: lazySchema(() => z.object({ project: z.string(), topics: z.array(UsageRow), totals: UsageRow, caveat: z.string() })),
   }),
   credentials: route({
     id: 'pubsub.credentials',
@@ -414,7 +415,7 @@ export const messagingRoutes = withProjectIdRule('uuid-404', {
     auth: 'any',
     params: ProjectParams,
     status: 200,
-    response: z.object({
+    response: lazySchema(() => z.object({
       service_url: z.string(),
       external_endpoint: z.string().optional(),
       external_service_url: z.string().optional(),
@@ -422,6 +423,6 @@ export const messagingRoutes = withProjectIdRule('uuid-404', {
       token: z.string(),
       topic_prefix: z.string(),
       note: z.string(),
-    }),
+    })),
   }),
 });

@@ -1,12 +1,41 @@
 import { z } from 'zod';
 import type { RouteContract } from './contract.js';
 import { ErrorEnvelope } from './common.js';
+import { builtSchema } from './lazy.js';
 
 type Json = Record<string, unknown>;
 
+/**
+ * What zod's conversion has seen, keyed by the built schema: the contract's schemas are built on
+ * first use (lazy.ts) and reached both through their stand-ins and, from zod's own methods, as
+ * themselves; zod's processors look a schema up as itself.
+ */
+class SeenByBuiltSchema<V> extends Map<z.core.$ZodType, V> {
+  override get(key: z.core.$ZodType) {
+    return super.get(builtSchema(key));
+  }
+  override set(key: z.core.$ZodType, value: V) {
+    return super.set(builtSchema(key), value);
+  }
+  override has(key: z.core.$ZodType) {
+    return super.has(builtSchema(key));
+  }
+}
+
+/** z.toJSONSchema of one schema (the same steps, zod's own), over stand-ins. */
+function toJsonSchema(s: z.ZodType, io: 'input' | 'output'): Json {
+  // Every classic schema converts itself (its own processJSONSchema): no processor table needed.
+  const ctx = z.core.initializeContext({ io, unrepresentable: 'any', processors: {} });
+  ctx.seen = new SeenByBuiltSchema();
+  const root = builtSchema(s);
+  z.core.process(root, ctx);
+  z.core.extractDefs(ctx, root);
+  return z.core.finalize(ctx, root) as Json;
+}
+
 const schema = (s: z.ZodType, io: 'input' | 'output'): Json => {
   try {
-    const { $schema: _drop, ...rest } = z.toJSONSchema(s, { io, unrepresentable: 'any' }) as Json;
+    const { $schema: _drop, ...rest } = toJsonSchema(s, io);
     return rest;
   } catch {
     return {};

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { route } from './contract.js';
 import { PageQuery, Role, Timestamp, Uuid, printable } from './common.js';
 import { Slug } from './orgs.js';
+import { lazySchema } from './lazy.js';
 
 /** Project view of spec 1 §2.3. */
-export const ProjectView = z.object({
+export const ProjectView = lazySchema(() => z.object({
   id: Uuid,
   org_id: Uuid,
   slug: z.string(),
@@ -13,15 +14,15 @@ export const ProjectView = z.object({
   created_at: Timestamp,
   your_role: Role.optional(),
   your_metadata_role: Role.optional(),
-});
+}));
 export type ProjectView = z.infer<typeof ProjectView>;
 
-export const ProjectParams = z.object({ projectID: z.string() });
+export const ProjectParams = lazySchema(() => z.object({ projectID: z.string() }));
 
-const ProjectName = printable(z.string().trim().min(1).max(200));
+const ProjectName = lazySchema(() => printable(z.string().trim().min(1).max(200)));
 
 /** One quota row of GET /v1/projects/{id}/quota: the cap written at creation and live use. */
-export const QuotaRow = z.object({
+export const QuotaRow = lazySchema(() => z.object({
   resource: z.string(),
   unit: z.string(),
   limit: z.number().describe('0 means unlimited'),
@@ -30,12 +31,12 @@ export const QuotaRow = z.object({
   source: z.string(),
   /** `used` per source, so a reader sees what runs where (`agents 2, cache 1`). */
   by_source: z.record(z.string(), z.number()),
-});
+}));
 
-export const ProjectQuota = z.object({ project_id: Uuid, project_slug: z.string(), quotas: z.array(QuotaRow) });
+export const ProjectQuota = lazySchema(() => z.object({ project_id: Uuid, project_slug: z.string(), quotas: z.array(QuotaRow) }));
 
 /** Platform-wide limits of spec 1 §8, as numbers a client can act on. */
-export const PlatformLimits = z.object({
+export const PlatformLimits = lazySchema(() => z.object({
   bodies: z.record(z.string(), z.number()),
   paging: z.object({ page_size_default: z.number(), page_size_max: z.number(), agent_log_lines_default: z.number() }),
   names: z.record(z.string(), z.string()),
@@ -44,7 +45,7 @@ export const PlatformLimits = z.object({
   instance_sizes: z.array(z.object({ name: z.string(), cpu: z.string(), memory: z.string(), default: z.boolean() })),
   timeouts: z.record(z.string(), z.number()),
   credentials: z.record(z.string(), z.number()),
-});
+}));
 
 export const projectRoutes = {
   list: route({
@@ -55,7 +56,7 @@ export const projectRoutes = {
     auth: 'person',
     query: PageQuery,
     status: 200,
-    response: z.object({ projects: z.array(ProjectView), next_page_token: z.string().optional() }),
+    response: lazySchema(() => z.object({ projects: z.array(ProjectView), next_page_token: z.string().optional() })),
   }),
   create: route({
     id: 'projects.create',
@@ -63,9 +64,9 @@ export const projectRoutes = {
     path: '/v1/projects',
     summary: 'Create a project (org admin of the target organization, or platform admin)',
     auth: 'person',
-    body: z.strictObject({ slug: Slug, name: ProjectName.optional(), org_id: z.string().optional() }),
+    body: lazySchema(() => z.strictObject({ slug: Slug, name: ProjectName.optional(), org_id: z.string().optional() })),
     status: 201,
-    response: z.object({ project: ProjectView, warning: z.string().optional(), note: z.string().optional() }),
+    response: lazySchema(() => z.object({ project: ProjectView, warning: z.string().optional(), note: z.string().optional() })),
   }),
   get: route({
     id: 'projects.get',
@@ -84,9 +85,9 @@ export const projectRoutes = {
     summary: 'Rename a project (slug and/or display name); short never changes',
     auth: 'person',
     params: ProjectParams,
-    body: z.strictObject({ slug: Slug.optional(), name: ProjectName.optional() }),
+    body: lazySchema(() => z.strictObject({ slug: Slug.optional(), name: ProjectName.optional() })),
     status: 200,
-    response: z.object({ project: ProjectView, note: z.string() }),
+    response: lazySchema(() => z.object({ project: ProjectView, note: z.string() })),
   }),
   delete: route({
     id: 'projects.delete',
@@ -96,7 +97,7 @@ export const projectRoutes = {
     auth: 'person',
     params: ProjectParams,
     status: 200,
-    response: z.object({ deleted: z.literal(true), project: ProjectView }),
+    response: lazySchema(() => z.object({ deleted: z.literal(true), project: ProjectView })),
   }),
   quota: route({
     id: 'projects.quota',

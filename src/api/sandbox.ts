@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MiB, route } from './contract.js';
+import { lazySchema } from './lazy.js';
 
 /**
  * The code sandbox (spec 2 §2.6, §4.6, §7, §8). Served on the daemon's sandbox listener only
@@ -24,53 +25,53 @@ export const SANDBOX_OUTPUT_LIMIT = 1 * MiB;
 /** The agent tool run_python always uses this deadline (spec 2 §4.6). */
 export const RUN_PYTHON_TIMEOUT = 20;
 
-export const SandboxFile = z.strictObject({
+export const SandboxFile = lazySchema(() => z.strictObject({
   path: z.string().min(1).describe('relative to the working directory; a path escaping it gives 502'),
   content_b64: z.string().describe('file content, base64'),
-});
+}));
 export type SandboxFile = z.infer<typeof SandboxFile>;
 
 /** `language` and `timeout_s` are checked by the handler, with the spec's 400 wording. */
-export const ExecuteBody = z.strictObject({
+export const ExecuteBody = lazySchema(() => z.strictObject({
   code: z.string(),
   language: z.string().optional().describe('python (the default and the only one)'),
   timeout_s: z.number().int().optional().describe('1 to 60; 0 or absent means 20'),
   files: z.array(SandboxFile).max(1000).optional().describe('written into the working directory before the code runs'),
-});
+}));
 export type ExecuteBody = z.infer<typeof ExecuteBody>;
 
-export const ExecuteResult = z.object({
+export const ExecuteResult = lazySchema(() => z.object({
   sandbox_id: z.string(),
   stdout: z.string(),
   stderr: z.string(),
   exit_code: z.number().int().describe('-1 when the sandbox killed the run (deadline, output limit)'),
   duration_ms: z.number().int(),
-});
+}));
 export type ExecuteResult = z.infer<typeof ExecuteResult>;
 
-export const CallBody = z.strictObject({
+export const CallBody = lazySchema(() => z.strictObject({
   image: z.string().min(1).describe("a deployed agent revision's image (the agent's `image` field, its AGENT_IMAGE)"),
   function: z.string().min(1),
   module: z.string().optional().describe('default agent'),
   args: z.record(z.string(), z.unknown()).optional().describe('keyword arguments'),
   timeout_s: z.number().int().optional().describe('1 to 120; 0 or absent means 30'),
-});
+}));
 export type CallBody = z.infer<typeof CallBody>;
 
-export const CallResult = z.object({
+export const CallResult = lazySchema(() => z.object({
   sandbox_id: z.string(),
   result: z.unknown().optional().describe('the JSON value the function returned (omitted for None and when it raised)'),
   duration_ms: z.number().int(),
   error: z.string().optional().describe('present only when the function raised'),
-});
+}));
 export type CallResult = z.infer<typeof CallResult>;
 
-export const PoolStats = z.object({
+export const PoolStats = lazySchema(() => z.object({
   warm: z.number().int().describe('sandboxes ready with an interpreter waiting for code'),
   target: z.number().int(),
   in_flight: z.number().int(),
   created_total: z.number().int(),
-});
+}));
 export type PoolStats = z.infer<typeof PoolStats>;
 
 export const sandboxRoutes = {

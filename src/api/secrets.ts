@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { KiB, route } from './contract.js';
 import { Note, PageQuery, Timestamp } from './common.js';
 import { ProjectParams } from './projects.js';
+import { lazySchema } from './lazy.js';
 
 /** Project secret store and bindings (spec 2 §2.1, §4.1, §8). */
 
@@ -22,13 +23,13 @@ export const RESERVED_ENV_NAMES = [
   'ORCHESTRATOR_SERVICE_HOST', 'ORCHESTRATOR_SERVICE_PORT', 'PATH', 'HOME', 'LD_PRELOAD', 'PYTHONPATH',
 ] as const;
 
-export const SecretParams = ProjectParams.extend({ name: z.string() });
-export const AgentParams = ProjectParams.extend({ agent: z.string() });
-export const SecretMapParams = AgentParams.extend({ envName: z.string() });
+export const SecretParams = lazySchema(() => ProjectParams.extend({ name: z.string() }));
+export const AgentParams = lazySchema(() => ProjectParams.extend({ agent: z.string() }));
+export const SecretMapParams = lazySchema(() => AgentParams.extend({ envName: z.string() }));
 
-export const SecretVersion = z.object({ version: z.number().int(), created_at: Timestamp, destroyed: z.boolean() });
+export const SecretVersion = lazySchema(() => z.object({ version: z.number().int(), created_at: Timestamp, destroyed: z.boolean() }));
 
-export const SecretUse = z.object({
+export const SecretUse = lazySchema(() => z.object({
   id: z.string(),
   agent_id: z.string(),
   agent_slug: z.string(),
@@ -36,39 +37,39 @@ export const SecretUse = z.object({
   version: z.number().int().optional().describe('omitted when tracking newest'),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}));
 
-export const SecretListEntry = z.object({ name: z.string(), current_version: z.number().int(), created_at: Timestamp, updated_at: Timestamp });
+export const SecretListEntry = lazySchema(() => z.object({ name: z.string(), current_version: z.number().int(), created_at: Timestamp, updated_at: Timestamp }));
 
 /** Secret metadata (spec 2 §2.1): never a value. */
-export const SecretView = SecretListEntry.extend({
+export const SecretView = lazySchema(() => SecretListEntry.extend({
   versions: z.array(SecretVersion),
   used_by: z.array(SecretUse).optional().describe('absent when nothing binds the secret'),
-});
+}));
 export type SecretView = z.infer<typeof SecretView>;
 
-export const SecretCreateBody = z.strictObject({
+export const SecretCreateBody = lazySchema(() => z.strictObject({
   name: z.string().regex(SECRET_NAME_RE, 'must be 1 to 63 letters, digits, hyphens or underscores, starting with a letter or digit'),
   value: z
     .string()
     .min(1, 'must not be empty')
     .refine((v) => Buffer.byteLength(v, 'utf8') <= SECRET_VALUE_MAX_BYTES, `must be at most ${SECRET_VALUE_MAX_BYTES} bytes`),
-});
+}));
 
-export const TokenBody = z.strictObject({
+export const TokenBody = lazySchema(() => z.strictObject({
   ttl_seconds: z.number().int('must be an integer').min(1, 'must be at least 1').optional(),
-});
+}));
 
-export const ReadLocation = z.object({
+export const ReadLocation = lazySchema(() => z.object({
   addr: z.string().describe('Vault-compatible address: point VAULT_ADDR (or a Vault client endpoint) here'),
   path: z.string().describe('KV v2 read path below /v1/; a project token reads <path><name>'),
-});
+}));
 
-export const TokenResponse = z.object({ token: z.string(), ttl_seconds: z.number().int(), read: ReadLocation, note: Note });
+export const TokenResponse = lazySchema(() => z.object({ token: z.string(), ttl_seconds: z.number().int(), read: ReadLocation, note: Note }));
 
-export const RevealBody = z.object({ version: z.number().int().min(0).optional(), reason: z.string().optional() });
+export const RevealBody = lazySchema(() => z.object({ version: z.number().int().min(0).optional(), reason: z.string().optional() }));
 
-export const Binding = z.object({
+export const Binding = lazySchema(() => z.object({
   id: z.string(),
   agent_id: z.string(),
   agent: z.string(),
@@ -78,21 +79,21 @@ export const Binding = z.object({
   pinned_to: z.string().describe('"latest" or an exact version number as a string'),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}));
 export type Binding = z.infer<typeof Binding>;
 
-export const BindBody = z.strictObject({
+export const BindBody = lazySchema(() => z.strictObject({
   secret_name: z.string(),
   version: z.number().int().min(1, 'must be a version number (1 or more), or null to track the newest').nullable().optional(),
-});
+}));
 
-export const ApplyRow = z.object({
+export const ApplyRow = lazySchema(() => z.object({
   env_name: z.string(),
   secret_name: z.string(),
   version: z.number().int().optional(),
   applied: z.boolean(),
   error: z.string().optional(),
-});
+}));
 export type ApplyRow = z.infer<typeof ApplyRow>;
 
 export const secretRoutes = {
@@ -105,7 +106,7 @@ export const secretRoutes = {
     params: ProjectParams,
     query: PageQuery,
     status: 200,
-    response: z.object({ secrets: z.array(SecretListEntry), path_prefix: z.string(), next_page_token: z.string().optional() }),
+    response: lazySchema(() => z.object({ secrets: z.array(SecretListEntry), path_prefix: z.string(), next_page_token: z.string().optional() })),
   }),
   write: route({
     id: 'secrets.write',
@@ -117,7 +118,7 @@ export const secretRoutes = {
     body: SecretCreateBody,
     bodyLimit: SECRET_CREATE_BODY_LIMIT,
     status: 201,
-    response: z.object({ name: z.string(), version: z.number().int(), created: z.boolean(), note: Note }),
+    response: lazySchema(() => z.object({ name: z.string(), version: z.number().int(), created: z.boolean(), note: Note })),
   }),
   get: route({
     id: 'secrets.get',
@@ -137,7 +138,7 @@ export const secretRoutes = {
     auth: 'any',
     params: SecretParams,
     status: 200,
-    response: z.object({ name: z.string(), current_version: z.number().int(), versions: z.array(SecretVersion) }),
+    response: lazySchema(() => z.object({ name: z.string(), current_version: z.number().int(), versions: z.array(SecretVersion) })),
   }),
   delete: route({
     id: 'secrets.delete',
@@ -147,7 +148,7 @@ export const secretRoutes = {
     auth: 'any',
     params: SecretParams,
     status: 200,
-    response: z.object({ name: z.string(), deleted: z.boolean(), note: Note }),
+    response: lazySchema(() => z.object({ name: z.string(), deleted: z.boolean(), note: Note })),
   }),
   reveal: route({
     id: 'secrets.reveal',
@@ -158,7 +159,7 @@ export const secretRoutes = {
     params: SecretParams,
     body: RevealBody,
     status: 200,
-    response: z.object({ name: z.string(), version: z.number().int(), value: z.string(), note: Note }),
+    response: lazySchema(() => z.object({ name: z.string(), version: z.number().int(), value: z.string(), note: Note })),
   }),
   issueToken: route({
     id: 'secrets.issueToken',
@@ -194,7 +195,7 @@ export const secretMapRoutes = {
     params: ProjectParams,
     query: PageQuery,
     status: 200,
-    response: z.object({ bindings: z.array(Binding), next_page_token: z.string().optional() }),
+    response: lazySchema(() => z.object({ bindings: z.array(Binding), next_page_token: z.string().optional() })),
   }),
   agentList: route({
     id: 'secretMaps.agentList',
@@ -204,7 +205,7 @@ export const secretMapRoutes = {
     auth: 'any',
     params: AgentParams,
     status: 200,
-    response: z.object({ agent: z.string(), bindings: z.array(Binding) }),
+    response: lazySchema(() => z.object({ agent: z.string(), bindings: z.array(Binding) })),
   }),
   put: route({
     id: 'secretMaps.put',
@@ -216,7 +217,7 @@ export const secretMapRoutes = {
     body: BindBody,
     bodyLimit: SECRET_MAP_BODY_LIMIT,
     status: 200,
-    response: z.object({ binding: Binding, note: Note }),
+    response: lazySchema(() => z.object({ binding: Binding, note: Note })),
   }),
   delete: route({
     id: 'secretMaps.delete',
@@ -226,14 +227,14 @@ export const secretMapRoutes = {
     auth: 'any',
     params: SecretMapParams,
     status: 200,
-    response: z.object({
+    response: lazySchema(() => z.object({
       agent: z.string(),
       env_name: z.string(),
       deleted: z.boolean(),
       revoked: z.boolean(),
       revision_rolled: z.boolean(),
       note: Note,
-    }),
+    })),
   }),
   apply: route({
     id: 'secretMaps.apply',
@@ -243,7 +244,7 @@ export const secretMapRoutes = {
     auth: 'any',
     params: AgentParams,
     status: 200,
-    response: z.object({ agent: z.string(), applied: z.array(ApplyRow), revision_rolled: z.boolean(), note: Note }),
+    response: lazySchema(() => z.object({ agent: z.string(), applied: z.array(ApplyRow), revision_rolled: z.boolean(), note: Note })),
   }),
 };
 
@@ -261,16 +262,16 @@ export const vaultRoutes = {
     path: '/vault/v1/{mount}/data/{path...}',
     summary: 'Vault KV v2 read with X-Vault-Token (a secret read token); Vault-style errors {errors: [...]}',
     auth: 'none',
-    params: z.object({ mount: z.string(), path: z.string() }),
-    query: z.object({ version: z.string().optional() }),
+    params: lazySchema(() => z.object({ mount: z.string(), path: z.string() })),
+    query: lazySchema(() => z.object({ version: z.string().optional() })),
     status: 200,
-    response: z.object({
+    response: lazySchema(() => z.object({
       request_id: z.string(),
       data: z.object({
         data: z.record(z.string(), z.string()),
         metadata: z.object({ created_time: Timestamp, deletion_time: z.string(), destroyed: z.boolean(), version: z.number().int() }),
       }),
-    }),
+    })),
   }),
   metadata: route({
     id: 'vault.kv2.metadata',
@@ -278,16 +279,16 @@ export const vaultRoutes = {
     path: '/vault/v1/{mount}/metadata/{path...}',
     summary: 'Vault KV v2 metadata of one secret, or with ?list=true (or the LIST method) the secret names under a project',
     auth: 'none',
-    params: z.object({ mount: z.string(), path: z.string() }),
-    query: z.object({ list: z.string().optional() }),
+    params: lazySchema(() => z.object({ mount: z.string(), path: z.string() })),
+    query: lazySchema(() => z.object({ list: z.string().optional() })),
     status: 200,
-    response: z.object({
+    response: lazySchema(() => z.object({
       request_id: z.string(),
       data: z.union([
         z.object({ keys: z.array(z.string()) }),
         z.object({ current_version: z.number().int(), versions: z.record(z.string(), z.object({ created_time: Timestamp, deletion_time: z.string(), destroyed: z.boolean() })) }),
       ]),
-    }),
+    })),
   }),
   lookupSelf: route({
     id: 'vault.token.lookup-self',
@@ -296,7 +297,7 @@ export const vaultRoutes = {
     summary: "Vault token lookup-self: the read token's scope and remaining ttl (hvac's is_authenticated)",
     auth: 'none',
     status: 200,
-    response: z.object({ request_id: z.string(), data: z.object({ id: z.string(), ttl: z.number().int(), expire_time: Timestamp, renewable: z.boolean() }) }),
+    response: lazySchema(() => z.object({ request_id: z.string(), data: z.object({ id: z.string(), ttl: z.number().int(), expire_time: Timestamp, renewable: z.boolean() }) })),
   }),
   renewSelf: route({
     id: 'vault.token.renew-self',
@@ -305,7 +306,7 @@ export const vaultRoutes = {
     summary: 'Vault token renew-self: extends a read token by increment (default 300 s), never past 3600 s after it was issued',
     auth: 'none',
     status: 200,
-    response: z.object({ request_id: z.string(), auth: z.object({ client_token: z.string(), lease_duration: z.number().int(), renewable: z.boolean() }) }),
+    response: lazySchema(() => z.object({ request_id: z.string(), auth: z.object({ client_token: z.string(), lease_duration: z.number().int(), renewable: z.boolean() }) })),
   }),
   mountInfo: route({
     id: 'vault.sys.mount-info',
@@ -313,9 +314,9 @@ export const vaultRoutes = {
     path: '/vault/v1/sys/internal/ui/mounts/{path...}',
     summary: "The mount a path lives on (the vault CLI's kv preflight): secret/ is KV version 2",
     auth: 'none',
-    params: z.object({ path: z.string() }),
+    params: lazySchema(() => z.object({ path: z.string() })),
     status: 200,
-    response: z.object({ request_id: z.string(), data: z.object({ path: z.string(), type: z.string(), options: z.object({ version: z.string() }) }) }),
+    response: lazySchema(() => z.object({ request_id: z.string(), data: z.object({ path: z.string(), type: z.string(), options: z.object({ version: z.string() }) }) })),
   }),
   sealStatus: route({
     id: 'vault.sys.seal-status',
@@ -324,7 +325,7 @@ export const vaultRoutes = {
     summary: 'Vault seal status of the project secret store (no token needed)',
     auth: 'none',
     status: 200,
-    response: z.object({ type: z.string(), initialized: z.boolean(), sealed: z.boolean(), version: z.string() }),
+    response: lazySchema(() => z.object({ type: z.string(), initialized: z.boolean(), sealed: z.boolean(), version: z.string() })),
   }),
   health: route({
     id: 'vault.sys.health',
@@ -332,7 +333,7 @@ export const vaultRoutes = {
     path: '/vault/v1/sys/health',
     summary: 'Vault health: 200 unsealed, 503 sealed, 501 not configured (sealedcode, uninitcode, activecode override them)',
     auth: 'none',
-    query: z.object({
+    query: lazySchema(() => z.object({
       standbyok: z.string().optional(),
       activecode: z.string().optional(),
       standbycode: z.string().optional(),
@@ -340,9 +341,9 @@ export const vaultRoutes = {
       uninitcode: z.string().optional(),
       drsecondarycode: z.string().optional(),
       performancestandbycode: z.string().optional(),
-    }),
+    })),
     status: 200,
-    response: z.object({ initialized: z.boolean(), sealed: z.boolean(), standby: z.boolean(), server_time_utc: z.number().int(), version: z.string() }),
+    response: lazySchema(() => z.object({ initialized: z.boolean(), sealed: z.boolean(), standby: z.boolean(), server_time_utc: z.number().int(), version: z.string() })),
   }),
 };
 
@@ -357,8 +358,8 @@ export const vaultFallbackRoutes = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as
     path: '/vault/v1/{rest...}',
     summary: 'Vault paths this store does not serve: 404 with Vault errors',
     auth: 'none',
-    params: z.object({ rest: z.string() }),
+    params: lazySchema(() => z.object({ rest: z.string() })),
     status: 404,
-    response: z.object({ errors: z.array(z.string()) }),
+    response: lazySchema(() => z.object({ errors: z.array(z.string()) })),
   }),
 );

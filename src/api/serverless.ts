@@ -3,6 +3,7 @@ import { KiB, MiB, route, withProjectIdRule, withRateLimit } from './contract.js
 import { Note, PageQuery, Timestamp } from './common.js';
 import { ProjectParams } from './projects.js';
 import { TrafficTarget } from './traffic.js';
+import { lazySchema } from './lazy.js';
 // Plain functions and tables of the contract, in a module without zod (the CLI's start loads no zod for them).
 export { secretEnvName, SERVER_ENTRIES } from './serverless-sources.js';
 
@@ -45,20 +46,20 @@ export const REDACTED = '***REDACTED***';
 export const IF_MATCH_HEADER = 'If-Match';
 
 export const SERVICE_STATES = ['pending', 'ready', 'not_ready', 'degraded', 'invalid'] as const;
-export const ServiceState = z.enum(SERVICE_STATES);
+export const ServiceState = lazySchema(() => z.enum(SERVICE_STATES));
 export type ServiceState = z.infer<typeof ServiceState>;
 export const REVISION_STATES = ['ready', 'not_ready', 'unknown'] as const;
-export const RevisionState = z.enum(REVISION_STATES);
+export const RevisionState = lazySchema(() => z.enum(REVISION_STATES));
 export type RevisionState = z.infer<typeof RevisionState>;
 export const CONDITION_TYPES = ['Ready', 'ServiceReady', 'TrafficAccepted', 'Exposed', 'RuntimeClassApplied', 'VisibilityEnforced'] as const;
-export const ConditionType = z.enum(CONDITION_TYPES);
+export const ConditionType = lazySchema(() => z.enum(CONDITION_TYPES));
 export type ConditionType = z.infer<typeof ConditionType>;
 
-const Int = z.number().int('must be an integer');
+const Int = lazySchema(() => z.number().int('must be an integer'));
 
 // ---- write fields (create and patch) ----
 
-export const EnvFrom = z.strictObject({
+export const EnvFrom = lazySchema(() => z.strictObject({
   secret_name: z.string().optional().describe('a project secret (spec 2 §4.1), read when the revision is created'),
   config_map_name: z.string().optional().describe('config maps do not exist on this platform: only with optional true'),
   optional: z.boolean().optional().describe('a missing secret or config map is skipped instead of refused'),
@@ -66,37 +67,38 @@ export const EnvFrom = z.strictObject({
     .string()
     .optional()
     .describe('extension: the variable the secret lands in; default the secret name upper-cased with - as _ (docs/decisions/serverless.md)'),
-});
+}));
 export type EnvFrom = z.infer<typeof EnvFrom>;
 
-export const PortSpec = z.strictObject({
+export const PortSpec = lazySchema(() => z.strictObject({
   name: z.enum(['http1', 'h2c']).optional().describe('default http1'),
   container_port: Int.min(1, 'container_port must be 1 to 65535').max(65535, 'container_port must be 1 to 65535').optional().describe('default 8080'),
-});
+}));
 export type PortSpec = z.infer<typeof PortSpec>;
 
 /** Kubernetes quantities: cpu as cores or millicores ("250m", "1", "0.5"), memory as bytes ("512Mi"). */
-export const ResourceAmounts = z.strictObject({ cpu: z.string().optional(), memory: z.string().optional() });
-export const Resources = z.strictObject({ requests: ResourceAmounts.optional(), limits: ResourceAmounts.optional() });
+export const ResourceAmounts = lazySchema(() => z.strictObject({ cpu: z.string().optional(), memory: z.string().optional() }));
+export const Resources = lazySchema(() => z.strictObject({ requests: ResourceAmounts.optional(), limits: ResourceAmounts.optional() }));
 export type Resources = z.infer<typeof Resources>;
 
 /** Numbers are checked by the daemon (negative values, min above max) so errors read as spec 2 §4.3. */
-export const ScalingInput = z.strictObject({
+export const ScalingInput = lazySchema(() => z.strictObject({
   min_scale: Int.optional(),
   max_scale: Int.optional().describe('0 behaves as 10'),
   container_concurrency: Int.optional().describe('0 means the serverless default (80)'),
-});
+}));
 export type ScalingInput = z.infer<typeof ScalingInput>;
 
-export const Publish = z.strictObject({
+export const Publish = lazySchema(() => z.strictObject({
   enabled: z.boolean().optional(),
   host: z.string().optional().describe('stored but ignored'),
-});
+}));
 
 // One target of a split: shared with agents' traffic (src/api/traffic.ts).
 export { TrafficTarget };
 
-const fields = {
+// A function, not an object of schemas: the schemas are built with the bodies that spread them (lazy.ts).
+const fields = () => ({
   image: z.string().optional().describe('required on create: a docker reference, or source.platform.local/<short>/sha256-<hex> from POST .../services/sources'),
   command: z.array(z.string()).optional(),
   args: z.array(z.string()).optional(),
@@ -110,48 +112,48 @@ const fields = {
   runtime_class_name: z.string().optional(),
   service_account_name: z.string().optional(),
   timeout_seconds: Int.optional().describe('1 to 3600, default 300'),
-};
-
-export const ServiceCreateBody = z.strictObject({
-  name: z.string().optional().describe('required: ^[a-z]([-a-z0-9]{0,50}[a-z0-9])?$, 1 to 52 characters; healthz is reserved'),
-  ...fields,
 });
+
+export const ServiceCreateBody = lazySchema(() => z.strictObject({
+  name: z.string().optional().describe('required: ^[a-z]([-a-z0-9]{0,50}[a-z0-9])?$, 1 to 52 characters; healthz is reserved'),
+  ...fields(),
+}));
 export type ServiceCreateBody = z.infer<typeof ServiceCreateBody>;
 
 /** Sparse: omitted fields are untouched, explicit zero sets zero, scaling merges onto current values. */
-export const ServicePatchBody = z.strictObject({
+export const ServicePatchBody = lazySchema(() => z.strictObject({
   name: z.string().optional().describe('accepted only when equal to the current name (cannot be renamed)'),
-  ...fields,
-});
+  ...fields(),
+}));
 export type ServicePatchBody = z.infer<typeof ServicePatchBody>;
 
-export const SetTrafficBody = z.strictObject({
+export const SetTrafficBody = lazySchema(() => z.strictObject({
   traffic: z.array(TrafficTarget).optional().describe('required: the complete split'),
-});
+}));
 export type SetTrafficBody = z.infer<typeof SetTrafficBody>;
 
 // ---- read shapes ----
 
-export const Condition = z.object({
+export const Condition = lazySchema(() => z.object({
   type: ConditionType,
   status: z.enum(['True', 'False', 'Unknown']),
   reason: z.string().optional(),
   message: z.string().optional(),
   last_transition_time: Timestamp,
-});
+}));
 export type Condition = z.infer<typeof Condition>;
 
-export const ActiveTraffic = z.object({
+export const ActiveTraffic = lazySchema(() => z.object({
   revision_name: z.string(),
   percent: z.number().int(),
   tag: z.string().optional(),
   url: z.string().optional().describe("the tag's own address; present on tagged targets"),
-});
+}));
 export type ActiveTraffic = z.infer<typeof ActiveTraffic>;
 
-export const Scaling = z.object({ min_scale: z.number().int(), max_scale: z.number().int(), container_concurrency: z.number().int() });
+export const Scaling = lazySchema(() => z.object({ min_scale: z.number().int(), max_scale: z.number().int(), container_concurrency: z.number().int() }));
 
-export const ServiceView = z.object({
+export const ServiceView = lazySchema(() => z.object({
   name: z.string(),
   project: z.string().describe('projects/<short>/services/<name>'),
   image: z.string(),
@@ -182,10 +184,10 @@ export const ServiceView = z.object({
   conditions: z.array(Condition),
   generation: z.number().int(),
   observed_generation: z.number().int().describe('unequal to generation: accepted but not yet applied'),
-});
+}));
 export type ServiceView = z.infer<typeof ServiceView>;
 
-export const RevisionView = z.object({
+export const RevisionView = lazySchema(() => z.object({
   name: z.string().describe('<service>-00001, -00002, ...'),
   generation: z.number().int().describe('the service generation that created it'),
   image: z.string().describe('resolved digest when known'),
@@ -198,10 +200,10 @@ export const RevisionView = z.object({
   traffic_percent: z.number().int(),
   tag: z.string().optional(),
   url: z.string().optional(),
-});
+}));
 export type RevisionView = z.infer<typeof RevisionView>;
 
-export const MetricsView = z.object({
+export const MetricsView = lazySchema(() => z.object({
   service: z.string(),
   instances: z.object({ current: z.number().int(), desired: z.number().int() }),
   revisions: z.array(
@@ -227,10 +229,10 @@ export const MetricsView = z.object({
   }),
   scaling: Scaling,
   note: Note,
-});
+}));
 export type MetricsView = z.infer<typeof MetricsView>;
 
-export const HealthView = z.object({
+export const HealthView = lazySchema(() => z.object({
   status: z.enum(['ok', 'degraded']),
   service: z.literal('serverless-api'),
   database: z.enum(['ok', 'disabled', 'unreachable']),
@@ -241,15 +243,15 @@ export const HealthView = z.object({
   orchestration_detail: z.string().optional(),
   crd: z.enum(['ok', 'missing']),
   crd_detail: z.string().optional(),
-});
+}));
 export type HealthView = z.infer<typeof HealthView>;
 
-export const ServiceParams = ProjectParams.extend({ name: z.string() });
-export const VerbParams = ServiceParams.extend({ verb: z.string() });
-export const LogsQuery = z.strictObject({
+export const ServiceParams = lazySchema(() => ProjectParams.extend({ name: z.string() }));
+export const VerbParams = lazySchema(() => ServiceParams.extend({ verb: z.string() }));
+export const LogsQuery = lazySchema(() => z.strictObject({
   tail: z.string().optional().describe('1 to 10000, default 500'),
   follow: z.string().optional().describe('true streams new lines'),
-});
+}));
 
 const base = '/v1/projects/{projectID}/services';
 
@@ -264,7 +266,7 @@ export const serverlessRoutes = {
       params: ProjectParams,
       query: PageQuery,
       status: 200,
-      response: z.object({ services: z.array(ServiceView), next_page_token: z.string().optional() }),
+      response: lazySchema(() => z.object({ services: z.array(ServiceView), next_page_token: z.string().optional() })),
     }),
     create: route({
       id: 'services.create',
@@ -308,7 +310,7 @@ export const serverlessRoutes = {
       auth: 'any',
       params: ServiceParams,
       status: 204,
-      response: z.undefined(),
+      response: lazySchema(() => z.undefined()),
     }),
     revisions: route({
       id: 'services.revisions',
@@ -318,7 +320,7 @@ export const serverlessRoutes = {
       auth: 'any',
       params: ServiceParams,
       status: 200,
-      response: z.object({ revisions: z.array(RevisionView) }),
+      response: lazySchema(() => z.object({ revisions: z.array(RevisionView) })),
     }),
     setTraffic: route({
       id: 'services.setTraffic',
@@ -341,7 +343,7 @@ export const serverlessRoutes = {
       auth: 'any',
       params: VerbParams,
       status: 404,
-      response: z.object({ error: z.string(), request_id: z.string().optional() }),
+      response: lazySchema(() => z.object({ error: z.string(), request_id: z.string().optional() })),
     }),
     logs: route({
       id: 'services.logs',
@@ -352,7 +354,7 @@ export const serverlessRoutes = {
       params: ServiceParams,
       query: LogsQuery,
       status: 200,
-      response: z.string(),
+      response: lazySchema(() => z.string()),
     }),
     spec: route({
       id: 'services.spec',
@@ -362,7 +364,7 @@ export const serverlessRoutes = {
       auth: 'any',
       params: ServiceParams,
       status: 200,
-      response: z.object({ service: z.string(), yaml: z.string(), note: Note }),
+      response: lazySchema(() => z.object({ service: z.string(), yaml: z.string(), note: Note })),
     }),
     metrics: route({
       id: 'services.metrics',
@@ -383,7 +385,7 @@ export const serverlessRoutes = {
       params: ProjectParams,
       bodyLimit: SERVERLESS_SOURCE_LIMIT,
       status: 201,
-      response: z.object({ image: z.string(), digest: z.string(), size_bytes: z.number().int() }),
+      response: lazySchema(() => z.object({ image: z.string(), digest: z.string(), size_bytes: z.number().int() })),
     }),
   })),
   /** Always 200, no credential, not rate-limited; degradation is in the body. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { KiB, route } from './contract.js';
 import { PageQuery, Timestamp } from './common.js';
 import { SESSION_ID_RE, USER_ID_RE } from './agents.js';
+import { lazySchema } from './lazy.js';
 
 /**
  * Sessions and memory of an agent (spec 1 §4.12: routes whose bodies are not shown). The shapes
@@ -12,23 +13,23 @@ import { SESSION_ID_RE, USER_ID_RE } from './agents.js';
  * invalidated. See docs/decisions/sessions.md.
  */
 
-export const SessionId = z.string().regex(SESSION_ID_RE, 'must match ^[A-Za-z0-9_.-]{1,128}$');
-export const UserId = z.string().regex(USER_ID_RE, 'must match ^[A-Za-z0-9_.:@-]{1,128}$');
+export const SessionId = lazySchema(() => z.string().regex(SESSION_ID_RE, 'must match ^[A-Za-z0-9_.-]{1,128}$'));
+export const UserId = lazySchema(() => z.string().regex(USER_ID_RE, 'must match ^[A-Za-z0-9_.:@-]{1,128}$'));
 
-const ProjectQuery = z.object({ project: z.string().optional() });
-const NameParams = z.object({ name: z.string() });
-const SessionParams = NameParams.extend({ id: z.string() });
-const MemoryParams = NameParams.extend({ id: z.string() });
+const ProjectQuery = lazySchema(() => z.object({ project: z.string().optional() }));
+const NameParams = lazySchema(() => z.object({ name: z.string() }));
+const SessionParams = lazySchema(() => NameParams.extend({ id: z.string() }));
+const MemoryParams = lazySchema(() => NameParams.extend({ id: z.string() }));
 
 /** At most this many earlier turns travel to the framework per invoke (newest kept). */
 export const HISTORY_TURNS_MAX = 200;
 /** Characters of each recorded output and message kept per turn (the turn is still whole in events). */
 export const FACT_CHARS_MAX = 2000;
 
-export const ToolCallSummary = z.object({ name: z.string().nullable(), summary: z.string() });
+export const ToolCallSummary = lazySchema(() => z.object({ name: z.string().nullable(), summary: z.string() }));
 
 /** One turn: the ADK event pair (user content, model content) or a LangGraph checkpoint step. */
-export const SessionTurn = z.object({
+export const SessionTurn = lazySchema(() => z.object({
   index: z.number().int().describe('1-based position in the session'),
   message: z.string().describe('what the user said'),
   output: z.string().describe('what the agent answered (a function: its JSON as text)'),
@@ -38,10 +39,10 @@ export const SessionTurn = z.object({
   status: z.number().int().describe('HTTP status the turn answered with'),
   started_at: Timestamp,
   finished_at: Timestamp,
-});
+}));
 export type SessionTurn = z.infer<typeof SessionTurn>;
 
-export const SessionView = z.object({
+export const SessionView = lazySchema(() => z.object({
   id: z.string(),
   agent: z.string(),
   user_id: z.string().describe('the end user the session belongs to'),
@@ -49,7 +50,7 @@ export const SessionView = z.object({
   cloned_from: z.string().optional(),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}));
 export type SessionView = z.infer<typeof SessionView>;
 
 export const MEMORY_SCOPES = ['user', 'agent'] as const;
@@ -62,7 +63,7 @@ export const MEMORY_POLICY_LIMITS = { topics: 20, topicChars: 80, instructionsCh
  * harness offers search_knowledge; the workload reads every field as the MEMORY_* and
  * KNOWLEDGE_ENABLED variables (docs/decisions/sessions.md).
  */
-export const MemoryPolicy = z.strictObject({
+export const MemoryPolicy = lazySchema(() => z.strictObject({
   enabled: z.boolean(),
   scope: z.enum(MEMORY_SCOPES).describe('user: each end user sees their own; agent: every user sees all'),
   retention_days: z.number().int().min(1).max(3650).nullable().describe('entries expire this long after creation; null keeps them'),
@@ -74,14 +75,14 @@ export const MemoryPolicy = z.strictObject({
     .describe('when not empty, memorize keeps only facts about these topics (the model is told them; the deterministic extractor matches words)'),
   instructions: z.string().max(MEMORY_POLICY_LIMITS.instructionsChars).describe("appended to the model's extraction prompt"),
   knowledge_enabled: z.boolean().describe('whether the harness offers the search_knowledge tool'),
-});
+}));
 export type MemoryPolicy = z.infer<typeof MemoryPolicy>;
-export const MemoryPolicyPatch = MemoryPolicy.partial();
+export const MemoryPolicyPatch = lazySchema(() => MemoryPolicy.partial());
 
 export const MEMORY_SOURCES = ['generated', 'manual'] as const;
 
 /** A memory-bank entry (Vertex: fact + scope; LangGraph store: namespace + value). */
-export const MemoryEntry = z.object({
+export const MemoryEntry = lazySchema(() => z.object({
   id: z.string(),
   fact: z.string(),
   user_id: z.string().nullable().describe('scope: the end user, or null for an agent-wide memory'),
@@ -91,19 +92,19 @@ export const MemoryEntry = z.object({
   session_id: z.string().nullable().describe('the session it was generated from'),
   created_at: Timestamp,
   expires_at: Timestamp.nullable(),
-});
+}));
 export type MemoryEntry = z.infer<typeof MemoryEntry>;
 
-export const MemoryStatus = z.object({
+export const MemoryStatus = lazySchema(() => z.object({
   agent: z.string(),
   policy: MemoryPolicy,
   entries: z.object({ total: z.number().int(), served: z.number().int(), invalidated: z.number().int(), expired: z.number().int(), generated: z.number().int(), confirmed: z.number().int(), manual: z.number().int() }),
   last_reindex_at: Timestamp.nullable(),
   last_memorize_at: Timestamp.nullable(),
   extractor: z.enum(['model', 'deterministic']).describe('what memorize uses now: the platform model when one is configured'),
-});
+}));
 
-export const MemorizeResult = z.object({
+export const MemorizeResult = lazySchema(() => z.object({
   agent: z.string(),
   session_id: z.string(),
   extractor: z.enum(['model', 'deterministic']),
@@ -111,16 +112,16 @@ export const MemorizeResult = z.object({
   skipped_duplicates: z.number().int(),
   skipped_sensitive: z.number().int().describe('facts dropped by exclude_sensitive'),
   skipped_off_topic: z.number().int().describe("facts the deterministic extractor found about none of the policy's topics"),
-});
+}));
 export type MemorizeResult = z.infer<typeof MemorizeResult>;
 
-const SessionListQuery = PageQuery.extend({ project: z.string().optional(), user_id: UserId.optional() });
-const MemoryListQuery = PageQuery.extend({
+const SessionListQuery = lazySchema(() => PageQuery.extend({ project: z.string().optional(), user_id: UserId.optional() }));
+const MemoryListQuery = lazySchema(() => PageQuery.extend({
   project: z.string().optional(),
   user_id: UserId.optional(),
   query: z.string().max(1000).optional().describe('ranks by relevance to this text instead of newest first'),
   include_invalidated: z.enum(['true', 'false']).optional(),
-});
+}));
 
 export const sessionRoutes = {
   list: route({
@@ -132,7 +133,7 @@ export const sessionRoutes = {
     params: NameParams,
     query: SessionListQuery,
     status: 200,
-    response: z.object({ agent: z.string(), sessions: z.array(SessionView), next_page_token: z.string() }),
+    response: lazySchema(() => z.object({ agent: z.string(), sessions: z.array(SessionView), next_page_token: z.string() })),
   }),
   get: route({
     id: 'sessions.get',
@@ -143,7 +144,7 @@ export const sessionRoutes = {
     params: SessionParams,
     query: ProjectQuery,
     status: 200,
-    response: z.object({ session: SessionView, turns: z.array(SessionTurn) }),
+    response: lazySchema(() => z.object({ session: SessionView, turns: z.array(SessionTurn) })),
   }),
   delete: route({
     id: 'sessions.delete',
@@ -154,7 +155,7 @@ export const sessionRoutes = {
     params: SessionParams,
     query: ProjectQuery,
     status: 200,
-    response: z.object({ session: SessionView, deleted: z.literal(true) }),
+    response: lazySchema(() => z.object({ session: SessionView, deleted: z.literal(true) })),
   }),
   clone: route({
     id: 'sessions.clone',
@@ -164,9 +165,9 @@ export const sessionRoutes = {
     auth: 'any',
     params: SessionParams,
     query: ProjectQuery,
-    body: z.strictObject({ new_id: SessionId.optional().describe('generated when omitted') }),
+    body: lazySchema(() => z.strictObject({ new_id: SessionId.optional().describe('generated when omitted') })),
     status: 201,
-    response: z.object({ session: SessionView }),
+    response: lazySchema(() => z.object({ session: SessionView })),
   }),
   rewind: route({
     id: 'sessions.rewind',
@@ -176,9 +177,9 @@ export const sessionRoutes = {
     auth: 'any',
     params: SessionParams,
     query: ProjectQuery,
-    body: z.strictObject({ after_turn: z.number().int().min(0).describe('turns with a greater index are dropped; 0 empties the session') }),
+    body: lazySchema(() => z.strictObject({ after_turn: z.number().int().min(0).describe('turns with a greater index are dropped; 0 empties the session') })),
     status: 200,
-    response: z.object({ session: SessionView, dropped: z.number().int() }),
+    response: lazySchema(() => z.object({ session: SessionView, dropped: z.number().int() })),
   }),
   memorize: route({
     id: 'sessions.memorize',
@@ -203,7 +204,7 @@ export const memoryRoutes = {
     params: NameParams,
     query: ProjectQuery,
     status: 200,
-    response: z.object({ agent: z.string(), policy: MemoryPolicy }),
+    response: lazySchema(() => z.object({ agent: z.string(), policy: MemoryPolicy })),
   }),
   policyPut: route({
     id: 'memory.policy.put',
@@ -215,7 +216,7 @@ export const memoryRoutes = {
     query: ProjectQuery,
     body: MemoryPolicyPatch,
     status: 200,
-    response: z.object({ agent: z.string(), policy: MemoryPolicy }),
+    response: lazySchema(() => z.object({ agent: z.string(), policy: MemoryPolicy })),
   }),
   status: route({
     id: 'memory.status',
@@ -237,7 +238,7 @@ export const memoryRoutes = {
     params: NameParams,
     query: MemoryListQuery,
     status: 200,
-    response: z.object({ agent: z.string(), memories: z.array(MemoryEntry), next_page_token: z.string() }),
+    response: lazySchema(() => z.object({ agent: z.string(), memories: z.array(MemoryEntry), next_page_token: z.string() })),
   }),
   add: route({
     id: 'memory.add',
@@ -247,10 +248,10 @@ export const memoryRoutes = {
     auth: 'any',
     params: NameParams,
     query: ProjectQuery,
-    body: z.strictObject({ fact: z.string().min(1).max(FACT_CHARS_MAX), user_id: UserId.optional().describe('omit for an agent-wide memory') }),
+    body: lazySchema(() => z.strictObject({ fact: z.string().min(1).max(FACT_CHARS_MAX), user_id: UserId.optional().describe('omit for an agent-wide memory') })),
     bodyLimit: 16 * KiB,
     status: 201,
-    response: z.object({ memory: MemoryEntry }),
+    response: lazySchema(() => z.object({ memory: MemoryEntry })),
   }),
   erase: route({
     id: 'memory.erase',
@@ -259,9 +260,9 @@ export const memoryRoutes = {
     summary: "Erase every memory of one end user (?user_id= is required)",
     auth: 'any',
     params: NameParams,
-    query: ProjectQuery.extend({ user_id: UserId }),
+    query: lazySchema(() => ProjectQuery.extend({ user_id: UserId })),
     status: 200,
-    response: z.object({ agent: z.string(), user_id: z.string(), erased: z.number().int() }),
+    response: lazySchema(() => z.object({ agent: z.string(), user_id: z.string(), erased: z.number().int() })),
   }),
   delete: route({
     id: 'memory.delete',
@@ -272,7 +273,7 @@ export const memoryRoutes = {
     params: MemoryParams,
     query: ProjectQuery,
     status: 200,
-    response: z.object({ memory: MemoryEntry, deleted: z.literal(true) }),
+    response: lazySchema(() => z.object({ memory: MemoryEntry, deleted: z.literal(true) })),
   }),
   invalidate: route({
     id: 'memory.invalidate',
@@ -283,7 +284,7 @@ export const memoryRoutes = {
     params: MemoryParams,
     query: ProjectQuery,
     status: 200,
-    response: z.object({ memory: MemoryEntry }),
+    response: lazySchema(() => z.object({ memory: MemoryEntry })),
   }),
   confirm: route({
     id: 'memory.confirm',
@@ -294,7 +295,7 @@ export const memoryRoutes = {
     params: MemoryParams,
     query: ProjectQuery,
     status: 200,
-    response: z.object({ memory: MemoryEntry }),
+    response: lazySchema(() => z.object({ memory: MemoryEntry })),
   }),
   reindex: route({
     id: 'memory.reindex',

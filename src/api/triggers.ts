@@ -3,6 +3,7 @@ import { MiB, route, withProjectIdRule } from './contract.js';
 import { PageQuery, Timestamp } from './common.js';
 import { ProjectParams } from './projects.js';
 import { SERVICE_NAME_RE } from './serverless.js';
+import { lazySchema } from './lazy.js';
 
 /**
  * Triggers (spec 2 §2.4, §4.4, §6, §7; spec 1 §6.2): a schedule, a topic or a bucket that POSTs
@@ -29,58 +30,58 @@ export const RETRY_BOUNDS = { max_attempts: [1, 100], initial_seconds: [0.01, 36
 const Num = (name: string, [lo, hi]: readonly [number, number]) =>
   z.number().min(lo, `${name} must be between ${lo} and ${hi}`).max(hi, `${name} must be between ${lo} and ${hi}`);
 
-export const Backoff = z.strictObject({
+export const Backoff = lazySchema(() => z.strictObject({
   initial_seconds: Num('retry.backoff.initial_seconds', RETRY_BOUNDS.initial_seconds).optional().describe('wait before the second attempt; default 1'),
   maximum_seconds: Num('retry.backoff.maximum_seconds', RETRY_BOUNDS.maximum_seconds).optional().describe('cap of any wait; default 60'),
   multiplier: Num('retry.backoff.multiplier', RETRY_BOUNDS.multiplier).optional().describe('each wait is the previous times this; default 2'),
-});
-export const RetryInput = z.strictObject({
+}));
+export const RetryInput = lazySchema(() => z.strictObject({
   max_attempts: z.number().int('retry.max_attempts must be an integer').pipe(Num('retry.max_attempts', RETRY_BOUNDS.max_attempts)).optional().describe('attempts in all, the first included; default 3'),
   backoff: Backoff.optional(),
-});
+}));
 
-export const ScheduleSource = z.strictObject({
+export const ScheduleSource = lazySchema(() => z.strictObject({
   cron: z.string().describe('five fields (minute hour day-of-month month day-of-week), or six with seconds first'),
   time_zone: z.string().optional().describe('IANA zone name; default UTC'),
   payload: z.string().optional().describe('JSON text delivered unchanged as the POST body'),
-});
-export const PubsubSource = z.strictObject({
+}));
+export const PubsubSource = lazySchema(() => z.strictObject({
   topic: z.string().describe('a topic of this project'),
   subscription: z.string().optional().describe('an existing pull subscription of that topic; default: the trigger makes trigger-<name>'),
-});
-export const ObjectstoreSource = z.strictObject({
+}));
+export const ObjectstoreSource = lazySchema(() => z.strictObject({
   bucket: z.string().describe('a project bucket (a folder under the state directory)'),
   prefix: z.string().optional().describe('only keys starting with this fire'),
-});
-export const SourceInput = z.strictObject({
+}));
+export const SourceInput = lazySchema(() => z.strictObject({
   type: z.enum(SOURCE_TYPES),
   schedule: ScheduleSource.optional(),
   pubsub: PubsubSource.optional(),
   objectstore: ObjectstoreSource.optional(),
-});
+}));
 export type SourceInput = z.infer<typeof SourceInput>;
-export const TargetInput = z.strictObject({
+export const TargetInput = lazySchema(() => z.strictObject({
   service: z.string().describe('a serverless service, function or agent of this project (a service first)'),
   path: z.string().optional().describe('sub-path POSTed to; default / (/invoke for an agent)'),
-});
+}));
 
-export const TriggerCreateBody = z.strictObject({
+export const TriggerCreateBody = lazySchema(() => z.strictObject({
   name: z.string(),
   target: TargetInput,
   source: SourceInput,
   retry: RetryInput.optional(),
-});
+}));
 export type TriggerCreateBody = z.infer<typeof TriggerCreateBody>;
-export const TriggerPatchBody = z.strictObject({
+export const TriggerPatchBody = lazySchema(() => z.strictObject({
   name: z.string().optional().describe('a trigger cannot be renamed: only its own name is accepted'),
   target: TargetInput.partial().optional(),
   source: SourceInput.optional().describe('replaces the whole source'),
   retry: RetryInput.optional().describe('merged onto the current retry'),
-});
+}));
 export type TriggerPatchBody = z.infer<typeof TriggerPatchBody>;
 
 export const FIRING_STATUSES = ['pending', 'delivering', 'retrying', 'succeeded', 'failed', 'dead_lettered'] as const;
-export const FiringView = z.object({
+export const FiringView = lazySchema(() => z.object({
   id: z.string(),
   scheduled_time: Timestamp.describe('when it fell due (schedule), was published (pubsub) or arrived (objectstore)'),
   actual_time: Timestamp.optional().describe('when the first attempt started'),
@@ -91,10 +92,10 @@ export const FiringView = z.object({
   error: z.string().optional(),
   catch_up: z.boolean().optional().describe('a schedule run that fell due while the daemon was down'),
   manual: z.boolean().optional().describe('fired with :fire'),
-});
+}));
 export type FiringView = z.infer<typeof FiringView>;
 
-export const TriggerView = z.object({
+export const TriggerView = lazySchema(() => z.object({
   name: z.string(),
   project: z.string().describe('projects/<short>/triggers/<name>'),
   target: z.object({ service: z.string(), path: z.string(), kind: z.enum(['service', 'function', 'agent']) }),
@@ -109,15 +110,15 @@ export const TriggerView = z.object({
   created_at: Timestamp,
   updated_at: Timestamp,
   firings: z.array(FiringView).optional().describe('newest first, bounded; only on the single GET'),
-});
+}));
 export type TriggerView = z.infer<typeof TriggerView>;
 
-export const TriggerParams = ProjectParams.extend({ name: z.string() });
-export const BucketParams = ProjectParams.extend({ bucket: z.string() });
-export const ObjectParams = BucketParams.extend({ key: z.string() });
-export const ObjectView = z.object({ bucket: z.string(), key: z.string(), size: z.number().int(), updated_at: Timestamp });
+export const TriggerParams = lazySchema(() => ProjectParams.extend({ name: z.string() }));
+export const BucketParams = lazySchema(() => ProjectParams.extend({ bucket: z.string() }));
+export const ObjectParams = lazySchema(() => BucketParams.extend({ key: z.string() }));
+export const ObjectView = lazySchema(() => z.object({ bucket: z.string(), key: z.string(), size: z.number().int(), updated_at: Timestamp }));
 export type ObjectView = z.infer<typeof ObjectView>;
-export const ObjectsQuery = PageQuery.extend({ prefix: z.string().optional() }).strict();
+export const ObjectsQuery = lazySchema(() => PageQuery.extend({ prefix: z.string().optional() }).strict());
 
 const base = '/v1/projects/{projectID}/triggers';
 const objects = '/v1/projects/{projectID}/buckets/{bucket}/objects';
@@ -132,7 +133,7 @@ export const triggerRoutes = withProjectIdRule('uuid-404', {
     params: ProjectParams,
     query: PageQuery,
     status: 200,
-    response: z.object({ triggers: z.array(TriggerView), next_page_token: z.string().optional() }),
+    response: lazySchema(() => z.object({ triggers: z.array(TriggerView), next_page_token: z.string().optional() })),
   }),
   create: route({
     id: 'triggers.create',
@@ -176,7 +177,7 @@ export const triggerRoutes = withProjectIdRule('uuid-404', {
     auth: 'any',
     params: TriggerParams,
     status: 204,
-    response: z.undefined(),
+    response: lazySchema(() => z.undefined()),
   }),
   fire: route({
     id: 'triggers.fire',
@@ -197,7 +198,7 @@ export const triggerRoutes = withProjectIdRule('uuid-404', {
     params: BucketParams,
     query: ObjectsQuery,
     status: 200,
-    response: z.object({ objects: z.array(ObjectView), next_page_token: z.string().optional() }),
+    response: lazySchema(() => z.object({ objects: z.array(ObjectView), next_page_token: z.string().optional() })),
   }),
   putObject: route({
     id: 'objects.put',
@@ -218,7 +219,7 @@ export const triggerRoutes = withProjectIdRule('uuid-404', {
     auth: 'any',
     params: ObjectParams,
     status: 200,
-    response: z.string(),
+    response: lazySchema(() => z.string()),
   }),
   deleteObject: route({
     id: 'objects.delete',
@@ -228,6 +229,6 @@ export const triggerRoutes = withProjectIdRule('uuid-404', {
     auth: 'any',
     params: ObjectParams,
     status: 204,
-    response: z.undefined(),
+    response: lazySchema(() => z.undefined()),
   }),
 });

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { route } from './contract.js';
 import { Email, PageQuery, PlatformRole, Timestamp, Uuid } from './common.js';
+import { lazySchema } from './lazy.js';
 
 /** User view of spec 1 §2.4. */
-export const UserView = z.object({
+export const UserView = lazySchema(() => z.object({
   id: Uuid,
   email: z.string(),
   role: PlatformRole,
@@ -14,19 +15,19 @@ export const UserView = z.object({
   projects: z.array(z.string()),
   agents: z.array(z.string()),
   agent_count: z.number().int(),
-});
+}));
 export type UserView = z.infer<typeof UserView>;
 
-export const CreateUserBody = z.strictObject({
+export const CreateUserBody = lazySchema(() => z.strictObject({
   email: Email,
   role: PlatformRole.default('user'),
   password: z.string().optional(),
   org_id: z.string().optional(),
-});
+}));
 
-export const UpdateUserBody = z.strictObject({ role: PlatformRole.optional() });
+export const UpdateUserBody = lazySchema(() => z.strictObject({ role: PlatformRole.optional() }));
 
-const UserParams = z.object({ email: z.string() });
+const UserParams = lazySchema(() => z.object({ email: z.string() }));
 
 export const userRoutes = {
   list: route({
@@ -37,7 +38,7 @@ export const userRoutes = {
     auth: 'platform-admin',
     query: PageQuery,
     status: 200,
-    response: z.object({ users: z.array(UserView), unowned_agents: z.array(z.string()), next_page_token: z.string().optional() }),
+    response: lazySchema(() => z.object({ users: z.array(UserView), unowned_agents: z.array(z.string()), next_page_token: z.string().optional() })),
   }),
   create: route({
     id: 'users.create',
@@ -47,7 +48,7 @@ export const userRoutes = {
     auth: 'person',
     body: CreateUserBody,
     status: 201,
-    response: z.object({ user: UserView, temporary_password: z.string().optional(), note: z.string() }),
+    response: lazySchema(() => z.object({ user: UserView, temporary_password: z.string().optional(), note: z.string() })),
   }),
   update: route({
     id: 'users.update',
@@ -58,7 +59,7 @@ export const userRoutes = {
     params: UserParams,
     body: UpdateUserBody,
     status: 200,
-    response: z.object({ user: UserView, note: z.string() }),
+    response: lazySchema(() => z.object({ user: UserView, note: z.string() })),
   }),
   delete: route({
     id: 'users.delete',
@@ -68,7 +69,7 @@ export const userRoutes = {
     auth: 'platform-admin',
     params: UserParams,
     status: 200,
-    response: z.object({ deleted: z.literal(true), email: z.string(), note: z.string() }),
+    response: lazySchema(() => z.object({ deleted: z.literal(true), email: z.string(), note: z.string() })),
   }),
   resetPassword: route({
     id: 'users.resetPassword',
@@ -78,6 +79,6 @@ export const userRoutes = {
     auth: 'platform-admin',
     params: UserParams,
     status: 200,
-    response: z.object({ email: z.string(), temporary_password: z.string(), note: z.string() }),
+    response: lazySchema(() => z.object({ email: z.string(), temporary_password: z.string(), note: z.string() })),
   }),
 };

@@ -1,51 +1,52 @@
 import { z } from 'zod';
 import { route } from './contract.js';
 import { VECTOR_LIMITS } from './vector.js';
+import { lazySchema } from './lazy.js';
 
 /**
  * The direct-access endpoint of the local vector store: a Qdrant-compatible REST subset that the
  * token from GET vectordb/credentials opens (spec 3 §4.1 "Direct-access credential"). Bodies follow
  * Qdrant's field names and are not strict, as Qdrant clients send extra fields such as `wait`.
  */
-const Collection = z.object({ collection: z.string() });
-const Envelope = z.object({ result: z.unknown(), status: z.literal('ok'), time: z.number() });
+const Collection = lazySchema(() => z.object({ collection: z.string() }));
+const Envelope = lazySchema(() => z.object({ result: z.unknown(), status: z.literal('ok'), time: z.number() }));
 /** Where the direct routes live on the daemon's own port. */
 export const VECTORDB_PREFIX = '/vectordb';
 const base = `${VECTORDB_PREFIX}/collections`;
 const responseOf = { auth: 'none' as const, status: 200, response: Envelope };
 /** Qdrant's `with_payload`: a flag or the payload keys to include. */
-const WithPayload = z.union([z.boolean(), z.array(z.string())]).optional();
-const Selection = { with_payload: WithPayload, with_vector: z.boolean().optional() };
+const WithPayload = lazySchema(() => z.union([z.boolean(), z.array(z.string())]).optional());
+const Selection = () => ({ with_payload: WithPayload, with_vector: z.boolean().optional() });
 /** A vector, or a point id standing for that point's vector (recommend, query). */
-const VectorOrId = z.union([z.array(z.number()), z.number(), z.string()]);
+const VectorOrId = lazySchema(() => z.union([z.array(z.number()), z.number(), z.string()]));
 /** Which points an operation touches: ids or a filter (Qdrant's points selector). */
-const Selector = { points: z.array(z.unknown()).optional(), filter: z.unknown().optional() };
-const SearchFields = {
+const Selector = () => ({ points: z.array(z.unknown()).optional(), filter: z.unknown().optional() });
+const SearchFields = () => ({
   vector: z.array(z.number()),
   limit: z.number().int().optional(),
   offset: z.number().int().optional(),
   filter: z.unknown().optional(),
-  ...Selection,
+  ...Selection(),
   score_threshold: z.number().nullish(),
-};
-const RecommendFields = {
+});
+const RecommendFields = () => ({
   positive: z.array(VectorOrId).optional(),
   negative: z.array(VectorOrId).optional(),
   strategy: z.enum(['average_vector', 'best_score', 'sum_scores']).nullish(),
   limit: z.number().int().optional(),
   offset: z.number().int().nullish(),
   filter: z.unknown().optional(),
-  ...Selection,
+  ...Selection(),
   score_threshold: z.number().nullish(),
   using: z.unknown().optional(),
   lookup_from: z.unknown().optional(),
-};
+});
 /** Scroll's `order_by`: a payload key, or the key with a direction and a start value. */
-const OrderBy = z.union([
+const OrderBy = lazySchema(() => z.union([
   z.string(),
   z.object({ key: z.string(), direction: z.enum(['asc', 'desc']).nullish(), start_from: z.union([z.number(), z.string()]).nullish() }),
-]);
-const PayloadIndex = z.object({ collection: z.string(), field: z.string() });
+]));
+const PayloadIndex = lazySchema(() => z.object({ collection: z.string(), field: z.string() }));
 
 /** The direct routes under a request body limit (the daemon's MAX_BODY_BYTES; the spec's by default). */
 export function vectordbContracts(bodyBytes: number = VECTOR_LIMITS.bodyBytes) {
@@ -59,7 +60,7 @@ export function vectordbContracts(bodyBytes: number = VECTOR_LIMITS.bodyBytes) {
       summary: 'Server title and the Qdrant API version spoken',
       auth: 'none',
       status: 200,
-      response: z.object({ title: z.string(), version: z.string() }),
+      response: lazySchema(() => z.object({ title: z.string(), version: z.string() })),
     }),
     list: route({ id: 'vectordb.list', method: 'GET', path: base, summary: 'Collections the token opens', ...common }),
     info: route({ id: 'vectordb.info', method: 'GET', path: `${base}/{collection}`, summary: 'Collection info', params: Collection, ...common }),
@@ -79,20 +80,20 @@ export function vectordbContracts(bodyBytes: number = VECTOR_LIMITS.bodyBytes) {
       summary: 'Upsert points',
       params: Collection,
       // Qdrant's two upsert forms: a list of points, or a batch of parallel ids/vectors/payloads.
-      body: z.object({
+      body: lazySchema(() => z.object({
         points: z.array(z.unknown()).optional(),
         batch: z.object({ ids: z.array(z.unknown()), vectors: z.array(z.unknown()), payloads: z.array(z.unknown()).optional() }).optional(),
-      }),
+      })),
       ...common,
     }),
-    search: route({ id: 'vectordb.search', method: 'POST', path: `${base}/{collection}/points/search`, summary: 'Search', params: Collection, body: z.object(SearchFields), ...common }),
+    search: route({ id: 'vectordb.search', method: 'POST', path: `${base}/{collection}/points/search`, summary: 'Search', params: Collection, body: lazySchema(() => z.object(SearchFields())), ...common }),
     searchBatch: route({
       id: 'vectordb.search-batch',
       method: 'POST',
       path: `${base}/{collection}/points/search/batch`,
       summary: 'Several searches in one request, answered in order',
       params: Collection,
-      body: z.object({ searches: z.array(z.object(SearchFields)) }),
+      body: lazySchema(() => z.object({ searches: z.array(z.object(SearchFields())) })),
       ...common,
     }),
     recommend: route({
@@ -101,7 +102,7 @@ export function vectordbContracts(bodyBytes: number = VECTOR_LIMITS.bodyBytes) {
       path: `${base}/{collection}/points/recommend`,
       summary: 'Recommend: points near the positive examples (ids or vectors) and away from the negative ones',
       params: Collection,
-      body: z.object(RecommendFields),
+      body: lazySchema(() => z.object(RecommendFields())),
       ...common,
     }),
     // The universal query API (Qdrant >= 1.10): nearest to a vector or a point, recommend, or no query (id order).
@@ -111,23 +112,23 @@ export function vectordbContracts(bodyBytes: number = VECTOR_LIMITS.bodyBytes) {
       path: `${base}/{collection}/points/query`,
       summary: 'Query: nearest (a vector, a point id or {nearest}), {recommend}, or no query for points in id order',
       params: Collection,
-      body: z.object({
+      body: lazySchema(() => z.object({
         query: z
           .union([
             VectorOrId,
             z.object({ nearest: VectorOrId }),
-            z.object({ recommend: z.object({ positive: z.array(VectorOrId).optional(), negative: z.array(VectorOrId).optional(), strategy: RecommendFields.strategy }) }),
+            z.object({ recommend: z.object({ positive: z.array(VectorOrId).optional(), negative: z.array(VectorOrId).optional(), strategy: RecommendFields().strategy }) }),
           ])
           .nullish(),
         limit: z.number().int().optional(),
         offset: z.number().int().nullish(),
         filter: z.unknown().optional(),
-        ...Selection,
+        ...Selection(),
         score_threshold: z.number().nullish(),
         prefetch: z.unknown().optional(),
         using: z.unknown().optional(),
         lookup_from: z.unknown().optional(),
-      }),
+      })),
       ...common,
     }),
     scroll: route({
@@ -136,7 +137,7 @@ export function vectordbContracts(bodyBytes: number = VECTOR_LIMITS.bodyBytes) {
       path: `${base}/{collection}/points/scroll`,
       summary: 'Scroll in id order, or by a payload key with order_by',
       params: Collection,
-      body: z.object({ limit: z.number().int().optional(), offset: z.unknown().optional(), filter: z.unknown().optional(), order_by: OrderBy.nullish(), ...Selection }),
+      body: lazySchema(() => z.object({ limit: z.number().int().optional(), offset: z.unknown().optional(), filter: z.unknown().optional(), order_by: OrderBy.nullish(), ...Selection() })),
       ...common,
     }),
     count: route({
@@ -145,7 +146,7 @@ export function vectordbContracts(bodyBytes: number = VECTOR_LIMITS.bodyBytes) {
       path: `${base}/{collection}/points/count`,
       summary: 'Number of points, all or matching a filter (always exact)',
       params: Collection,
-      body: z.object({ filter: z.unknown().optional(), exact: z.boolean().optional() }),
+      body: lazySchema(() => z.object({ filter: z.unknown().optional(), exact: z.boolean().optional() })),
       ...common,
     }),
     retrieve: route({
@@ -154,7 +155,7 @@ export function vectordbContracts(bodyBytes: number = VECTOR_LIMITS.bodyBytes) {
       path: `${base}/{collection}/points`,
       summary: 'Points by id (absent ids are left out)',
       params: Collection,
-      body: z.object({ ids: z.array(z.unknown()), ...Selection }),
+      body: lazySchema(() => z.object({ ids: z.array(z.unknown()), ...Selection() })),
       ...common,
     }),
     point: route({
@@ -162,7 +163,7 @@ export function vectordbContracts(bodyBytes: number = VECTOR_LIMITS.bodyBytes) {
       method: 'GET',
       path: `${base}/{collection}/points/{id}`,
       summary: 'One point with its payload and vector',
-      params: z.object({ collection: z.string(), id: z.string() }),
+      params: lazySchema(() => z.object({ collection: z.string(), id: z.string() })),
       ...common,
     }),
     setPayload: route({
@@ -171,7 +172,7 @@ export function vectordbContracts(bodyBytes: number = VECTOR_LIMITS.bodyBytes) {
       path: `${base}/{collection}/points/payload`,
       summary: 'Merge keys into the payload of the selected points (under `key` when given)',
       params: Collection,
-      body: z.object({ payload: z.record(z.string(), z.unknown()), key: z.string().nullish(), ...Selector }),
+      body: lazySchema(() => z.object({ payload: z.record(z.string(), z.unknown()), key: z.string().nullish(), ...Selector() })),
       ...common,
     }),
     overwritePayload: route({
@@ -180,7 +181,7 @@ export function vectordbContracts(bodyBytes: number = VECTOR_LIMITS.bodyBytes) {
       path: `${base}/{collection}/points/payload`,
       summary: 'Replace the payload of the selected points',
       params: Collection,
-      body: z.object({ payload: z.record(z.string(), z.unknown()), key: z.string().nullish(), ...Selector }),
+      body: lazySchema(() => z.object({ payload: z.record(z.string(), z.unknown()), key: z.string().nullish(), ...Selector() })),
       ...common,
     }),
     deletePayload: route({
@@ -189,7 +190,7 @@ export function vectordbContracts(bodyBytes: number = VECTOR_LIMITS.bodyBytes) {
       path: `${base}/{collection}/points/payload/delete`,
       summary: 'Remove payload keys from the selected points',
       params: Collection,
-      body: z.object({ keys: z.array(z.string()), ...Selector }),
+      body: lazySchema(() => z.object({ keys: z.array(z.string()), ...Selector() })),
       ...common,
     }),
     clearPayload: route({
@@ -198,7 +199,7 @@ export function vectordbContracts(bodyBytes: number = VECTOR_LIMITS.bodyBytes) {
       path: `${base}/{collection}/points/payload/clear`,
       summary: 'Remove the whole payload of the selected points',
       params: Collection,
-      body: z.object(Selector),
+      body: lazySchema(() => z.object(Selector())),
       ...common,
     }),
     updateVectors: route({
@@ -207,7 +208,7 @@ export function vectordbContracts(bodyBytes: number = VECTOR_LIMITS.bodyBytes) {
       path: `${base}/{collection}/points/vectors`,
       summary: 'Replace the vectors of existing points, keeping their payloads',
       params: Collection,
-      body: z.object({ points: z.array(z.object({ id: z.unknown(), vector: z.unknown() })) }),
+      body: lazySchema(() => z.object({ points: z.array(z.object({ id: z.unknown(), vector: z.unknown() })) })),
       ...common,
     }),
     drop: route({
@@ -224,7 +225,7 @@ export function vectordbContracts(bodyBytes: number = VECTOR_LIMITS.bodyBytes) {
       path: `${base}/{collection}/index`,
       summary: 'Accepted and recorded (shown in payload_schema); filters work with or without it',
       params: Collection,
-      body: z.object({ field_name: z.string(), field_schema: z.unknown().optional() }),
+      body: lazySchema(() => z.object({ field_name: z.string(), field_schema: z.unknown().optional() })),
       ...common,
     }),
     deletePayloadIndex: route({
@@ -241,7 +242,7 @@ export function vectordbContracts(bodyBytes: number = VECTOR_LIMITS.bodyBytes) {
       path: `${base}/{collection}/points/delete`,
       summary: 'Delete points by ids or filter',
       params: Collection,
-      body: z.object({ points: z.array(z.unknown()).optional(), filter: z.unknown().optional() }),
+      body: lazySchema(() => z.object({ points: z.array(z.unknown()).optional(), filter: z.unknown().optional() })),
       ...common,
     }),
   };

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 
 /** The built daemon entry, as `platform daemon start` runs it; tests of it skip when it is missing. */
 export const DAEMON_MAIN = join(import.meta.dirname, '..', '..', 'dist', 'daemon', 'main.js');
+/** The same daemon bundled into one file: what the CLI's `platform daemon start` runs when it exists. */
+export const DAEMON_BUNDLE = join(import.meta.dirname, '..', '..', 'dist', 'daemon', 'daemon.bundle.js');
 export const PROCESS_ADMIN = { email: 'admin@example.test', password: 'Admin-Password-123' };
 
 export interface DaemonProcess {
@@ -19,10 +21,10 @@ export interface DaemonProcess {
  * Spawns the real daemon process on a state directory (port 0) and waits until its locator names
  * this process and /healthz answers: the path crash and restart tests need (kill -9, reconcile).
  */
-export async function spawnDaemonProcess(home: string, env: Record<string, string> = {}, timeoutMs = 20_000): Promise<DaemonProcess> {
+export async function spawnDaemonProcess(home: string, env: Record<string, string> = {}, timeoutMs = 20_000, main = DAEMON_MAIN): Promise<DaemonProcess> {
   const locator = join(home, 'daemon.json');
   rmSync(locator, { force: true });
-  const child = spawn(process.execPath, [DAEMON_MAIN, '--port', '0'], {
+  const child = spawn(process.execPath, [main, '--port', '0'], {
     env: { ...process.env, PLATFORM_HOME: home, PLATFORM_ADMIN_EMAIL: PROCESS_ADMIN.email, PLATFORM_ADMIN_PASSWORD: PROCESS_ADMIN.password, PLATFORM_SANDBOX_POOL_TARGET: '0', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

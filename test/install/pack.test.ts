@@ -65,6 +65,8 @@ describe('npm pack and a global install', () => {
       'package.json',
       'oclif.manifest.json',
       'dist/daemon/daemon.bundle.js',
+      // zod, loaded by the bundle on the first validated request (scripts/bundle-daemon.mjs).
+      'dist/daemon/zod.bundle.cjs',
       'dist/cli-bundle/commands/daemon/start.js',
       'dist/daemon/runtimes/python/shim.py',
       'dist/daemon/runtimes/agent/harness.py',
