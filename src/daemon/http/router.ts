@@ -85,6 +85,10 @@ function compile(path: string): { regex: RegExp; names: string[]; specificity: n
 
 export class Router {
   private readonly routes: CompiledRoute[] = [];
+  /** `METHOD path` of every route, for the duplicate check. */
+  private readonly keys = new Set<string>();
+  /** False after an add: the table is sorted once, when first read, not after each of ~500 adds. */
+  private sorted = true;
   /**
    * The routes that can match a path, by listener and the path's leading segments, in the same
    * (specificity) order as `routes`: a request tests a handful of regexes instead of every route's.
@@ -114,16 +118,25 @@ export class Router {
   }
 
   contracts(): RouteContract[] {
-    return this.routes.map((r) => r.contract);
+    return this.table().map((r) => r.contract);
   }
 
   private add(r: CompiledRoute): void {
-    if (this.routes.some((x) => x.contract.method === r.contract.method && x.contract.path === r.contract.path)) {
-      throw new Error(`duplicate route ${r.contract.method} ${r.contract.path}`);
-    }
+    const key = `${r.contract.method} ${r.contract.path}`;
+    if (this.keys.has(key)) throw new Error(`duplicate route ${key}`);
+    this.keys.add(key);
     this.routes.push(r);
-    this.routes.sort((a, b) => b.specificity - a.specificity);
+    this.sorted = false;
     this.candidates.clear();
+  }
+
+  /** Most specific first; a stable sort keeps registration order between equals, as sorting after each add did. */
+  private table(): CompiledRoute[] {
+    if (!this.sorted) {
+      this.routes.sort((a, b) => b.specificity - a.specificity);
+      this.sorted = true;
+    }
+    return this.routes;
   }
 
   /** The routes of this listener whose leading literal segments the path shares, in match order. */
@@ -132,7 +145,7 @@ export class Router {
     const key = `${listener} ${segments.join('/')}`;
     let list = this.candidates.get(key);
     if (list) return list;
-    list = this.routes.filter((r) => servedOn(r, listener) && r.lead.every((seg, i) => segments[i] === seg));
+    list = this.table().filter((r) => servedOn(r, listener) && r.lead.every((seg, i) => segments[i] === seg));
     if (this.candidates.size >= INDEX_KEYS_MAX) this.candidates.clear();
     this.candidates.set(key, list);
     return list;
