@@ -52,6 +52,31 @@ describe('acknowledged points are searchable at once while the graph builds (iss
     expect(gone.body.results[0].id).not.toBe(17);
   });
 
+  it('numbers read straight from the body are stored as the float32 of the double JSON.parse reads', async () => {
+    await readyIndex(d, token, project, { name: 'numbers', dimensions: 8, distance: 'euclid' });
+    // Exponents, signs, long mantissas, a subnormal, the exact midpoint between 1 and the next
+    // float32 (ties to even: 1) and a number just past it whose double is that midpoint too;
+    // payloads whose strings hold brackets; whitespace wherever JSON allows it. Then a component
+    // of 1e17 or more, which sends its body through JSON.parse.
+    const scanned = `{ "points" :
+      [ { "id" : 1 , "vector" : [ 1e2, 1E+2 , -1.5e-3,0.0, -0, 0.1, 12.5e-30, 1e-50 ] , "payload" : {"s": "a ] } , [ {\\"", "n": [1, {"x": null}]} },
+        {"payload":null,"vector":[0.30000000000000004,123456789.123456789,1.00000005960464477539,1.0000000596046449,0.1234567890123456789012345,-7.006492321624085e-46,4.9e-324,99999999999999999e-1],"id":"6a7f0c2e-1d2b-4c3a-9e8f-0a1b2c3d4e5f"}
+      ]
+    }`;
+    const parsed = '{"points":[{"id":3,"vector":[5e17,0,0,0,0,0,0,-1.00000005960464477539]}]}';
+    const sent: Array<{ id: unknown; vector: number[]; payload?: unknown }> = [];
+    for (const raw of [scanned, parsed]) {
+      const up = await d.api('POST', `${idx(project, 'numbers')}:upsert`, { token, raw, headers: { 'content-type': 'application/json' } });
+      expect(up.status, up.text).toBe(200);
+      sent.push(...JSON.parse(raw).points);
+    }
+    for (const p of sent) {
+      const want = JSON.parse(JSON.stringify(Array.from(Float32Array.from(p.vector))));
+      const q = await api('numbers', 'query', { vector: want, top_k: 1, with_vector: true });
+      expect(q.body.results[0], JSON.stringify(p.vector)).toMatchObject({ id: p.id, vector: want, payload: p.payload ?? {} });
+    }
+  });
+
   it('an upsert body with a bad point is refused whole, with the message of the ordinary path', async () => {
     await readyIndex(d, token, project, { name: 'refused', dimensions: 3 });
     const cases: Array<[unknown, RegExp]> = [

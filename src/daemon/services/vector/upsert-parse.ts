@@ -6,6 +6,7 @@ import { MAX_JSON_DEPTH, parseJsonBody, readBody } from '../../http/body.js';
 import { parseInput } from '../../http/validate.js';
 import type { UpsertBody } from '../../../api/vector.js';
 import type { z } from 'zod';
+import { scanUpsert } from './upsert-scan.js';
 
 /** One point of an upsert as the engine takes it: vectors as float32 (or the raw numbers of a bad one). */
 export interface UpsertPoint {
@@ -90,9 +91,11 @@ function parse(bytes, maxPoints) {
   });
   return { ids: points.map((p) => p.id), payloads: points.map((p) => p.payload), vectors, lengths, raw };
 }
+// The plain shape straight from the bytes (upsert-scan.ts); anything else through JSON.parse.
+const scan = (${scanUpsert.toString()});
 parentPort.on('message', ({ seq, bytes, maxPoints }) => {
   let parsed;
-  try { parsed = parse(bytes, maxPoints); } catch { parsed = undefined; }
+  try { parsed = scan(bytes, maxPoints, workerData.maxDepth) ?? parse(bytes, maxPoints); } catch { parsed = undefined; }
   if (!parsed) return parentPort.postMessage({ seq, bytes }, [bytes.buffer]);
   parentPort.postMessage({ seq, parsed }, [parsed.vectors.buffer]);
 });
