@@ -52,6 +52,26 @@ describe('acknowledged points are searchable at once while the graph builds (iss
     expect(gone.body.results[0].id).not.toBe(17);
   });
 
+  it('waiting points are ranked exactly by the SIMD scan (widths of 8s) and by the JavaScript one (other widths)', async () => {
+    for (const [dims, distance] of [[40, 'euclid'], [12, 'euclid'], [12, 'cosine']] as const) {
+      const name = `scan-${dims}-${distance}`;
+      await readyIndex(d, token, project, { name, dimensions: dims, distance });
+      const data = clustered(600, dims, dims);
+      const up = await api(name, 'upsert', { points: data.map((vector, id) => ({ id, vector, payload: { odd: id % 2 } })) });
+      expect(up.status, up.text).toBe(200);
+      const score = distance === 'euclid' ? (a: number[], b: number[]) => -ref.euclid(a, b) : ref.cosine;
+      const top = (q: number[], keep: (id: number) => boolean) =>
+        data.map((v, id) => ({ id, s: score(v, q) })).filter((x) => keep(x.id)).sort((a, b) => b.s - a.s).slice(0, 10).map((x) => x.id);
+      for (const probe of [3, 301, 598]) {
+        const q = data[probe]!.map((x, i) => x + (i % 3) * 0.01);
+        const all = await api(name, 'query', { vector: q, top_k: 10 });
+        expect(all.body.results.map((r: { id: number }) => r.id), name).toEqual(top(q, () => true));
+        const odd = await api(name, 'query', { vector: q, top_k: 10, filter: { must: [{ key: 'odd', match: { value: 1 } }] } });
+        expect(odd.body.results.map((r: { id: number }) => r.id), name).toEqual(top(q, (id) => id % 2 === 1));
+      }
+    }
+  });
+
   it('numbers read straight from the body are stored as the float32 of the double JSON.parse reads', async () => {
     await readyIndex(d, token, project, { name: 'numbers', dimensions: 8, distance: 'euclid' });
     // Exponents, signs, long mantissas, a subnormal, the exact midpoint between 1 and the next
