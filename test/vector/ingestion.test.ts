@@ -117,6 +117,36 @@ describe('acknowledged points are searchable at once while the graph builds (iss
   });
 });
 
+describe('a burst of upserts with the builder running', () => {
+  let d: TestDaemon;
+  let token: string;
+  let project: string;
+  beforeAll(async () => {
+    d = await startVectorDaemon({ exactMaxPoints: 0 });
+    token = await d.adminToken();
+    project = (d.db.prepare(`SELECT id FROM acct_projects WHERE slug = 'default'`).get() as { id: string }).id;
+  });
+  afterAll(() => d.close());
+
+  it('every batch is found by the next search during the burst, and the graph takes every point once it ends', { timeout: 60_000 }, async () => {
+    const DIMS = 16;
+    await readyIndex(d, token, project, { name: 'burst', dimensions: DIMS, distance: 'cosine' });
+    const data = clustered(1200, DIMS, 13);
+    const api = (verb: string, body: unknown) => d.api('POST', `${idx(project, 'burst')}:${verb}`, { token, body });
+    for (let b = 0; b < data.length; b += 100) {
+      const up = await api('upsert', { points: data.slice(b, b + 100).map((vector, j) => ({ id: b + j, vector })) });
+      expect(up.status, up.text).toBe(200);
+      const probe = b + 42;
+      expect((await api('query', { vector: data[probe], top_k: 1 })).body.results[0].id).toBe(probe);
+    }
+    await waitFor(async () => (await d.api('GET', idx(project, 'burst'), { token })).body.index.collection_status === 'green', 30_000);
+    // Green: the graph holds every point, so these answers come from it alone.
+    for (let id = 0; id < data.length; id += 37) {
+      expect((await api('query', { vector: data[id], top_k: 1 })).body.results[0].id).toBe(id);
+    }
+  });
+});
+
 /** Ends a spawned daemon a test left running (its last start) and removes its state directory. */
 async function killAndRemove(proc: DaemonProcess | undefined, home: string): Promise<void> {
   if (proc && proc.child.exitCode === null && proc.child.signalCode === null) {
