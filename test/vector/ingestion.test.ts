@@ -52,6 +52,51 @@ describe('acknowledged points are searchable at once while the graph builds (iss
     expect(gone.body.results[0].id).not.toBe(17);
   });
 
+  it('waiting points are ranked exactly by the SIMD scan (widths of 8s) and by the JavaScript one (other widths)', async () => {
+    for (const [dims, distance] of [[40, 'euclid'], [12, 'euclid'], [12, 'cosine']] as const) {
+      const name = `scan-${dims}-${distance}`;
+      await readyIndex(d, token, project, { name, dimensions: dims, distance });
+      const data = clustered(600, dims, dims);
+      const up = await api(name, 'upsert', { points: data.map((vector, id) => ({ id, vector, payload: { odd: id % 2 } })) });
+      expect(up.status, up.text).toBe(200);
+      const score = distance === 'euclid' ? (a: number[], b: number[]) => -ref.euclid(a, b) : ref.cosine;
+      const top = (q: number[], keep: (id: number) => boolean) =>
+        data.map((v, id) => ({ id, s: score(v, q) })).filter((x) => keep(x.id)).sort((a, b) => b.s - a.s).slice(0, 10).map((x) => x.id);
+      for (const probe of [3, 301, 598]) {
+        const q = data[probe]!.map((x, i) => x + (i % 3) * 0.01);
+        const all = await api(name, 'query', { vector: q, top_k: 10 });
+        expect(all.body.results.map((r: { id: number }) => r.id), name).toEqual(top(q, () => true));
+        const odd = await api(name, 'query', { vector: q, top_k: 10, filter: { must: [{ key: 'odd', match: { value: 1 } }] } });
+        expect(odd.body.results.map((r: { id: number }) => r.id), name).toEqual(top(q, (id) => id % 2 === 1));
+      }
+    }
+  });
+
+  it('numbers read straight from the body are stored as the float32 of the double JSON.parse reads', async () => {
+    await readyIndex(d, token, project, { name: 'numbers', dimensions: 8, distance: 'euclid' });
+    // Exponents, signs, long mantissas, a subnormal, the exact midpoint between 1 and the next
+    // float32 (ties to even: 1) and a number just past it whose double is that midpoint too;
+    // payloads whose strings hold brackets; whitespace wherever JSON allows it. Then a component
+    // of 1e17 or more, which sends its body through JSON.parse.
+    const scanned = `{ "points" :
+      [ { "id" : 1 , "vector" : [ 1e2, 1E+2 , -1.5e-3,0.0, -0, 0.1, 12.5e-30, 1e-50 ] , "payload" : {"s": "a ] } , [ {\\"", "n": [1, {"x": null}]} },
+        {"payload":null,"vector":[0.30000000000000004,123456789.123456789,1.00000005960464477539,1.0000000596046449,0.1234567890123456789012345,-7.006492321624085e-46,4.9e-324,99999999999999999e-1],"id":"6a7f0c2e-1d2b-4c3a-9e8f-0a1b2c3d4e5f"}
+      ]
+    }`;
+    const parsed = '{"points":[{"id":3,"vector":[5e17,0,0,0,0,0,0,-1.00000005960464477539]}]}';
+    const sent: Array<{ id: unknown; vector: number[]; payload?: unknown }> = [];
+    for (const raw of [scanned, parsed]) {
+      const up = await d.api('POST', `${idx(project, 'numbers')}:upsert`, { token, raw, headers: { 'content-type': 'application/json' } });
+      expect(up.status, up.text).toBe(200);
+      sent.push(...JSON.parse(raw).points);
+    }
+    for (const p of sent) {
+      const want = JSON.parse(JSON.stringify(Array.from(Float32Array.from(p.vector))));
+      const q = await api('numbers', 'query', { vector: want, top_k: 1, with_vector: true });
+      expect(q.body.results[0], JSON.stringify(p.vector)).toMatchObject({ id: p.id, vector: want, payload: p.payload ?? {} });
+    }
+  });
+
   it('an upsert body with a bad point is refused whole, with the message of the ordinary path', async () => {
     await readyIndex(d, token, project, { name: 'refused', dimensions: 3 });
     const cases: Array<[unknown, RegExp]> = [
@@ -69,6 +114,36 @@ describe('acknowledged points are searchable at once while the graph builds (iss
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatch(/^invalid JSON/);
     expect((await api('refused', 'scroll', {})).body.points).toEqual([]);
+  });
+});
+
+describe('a burst of upserts with the builder running', () => {
+  let d: TestDaemon;
+  let token: string;
+  let project: string;
+  beforeAll(async () => {
+    d = await startVectorDaemon({ exactMaxPoints: 0 });
+    token = await d.adminToken();
+    project = (d.db.prepare(`SELECT id FROM acct_projects WHERE slug = 'default'`).get() as { id: string }).id;
+  });
+  afterAll(() => d.close());
+
+  it('every batch is found by the next search during the burst, and the graph takes every point once it ends', { timeout: 60_000 }, async () => {
+    const DIMS = 16;
+    await readyIndex(d, token, project, { name: 'burst', dimensions: DIMS, distance: 'cosine' });
+    const data = clustered(1200, DIMS, 13);
+    const api = (verb: string, body: unknown) => d.api('POST', `${idx(project, 'burst')}:${verb}`, { token, body });
+    for (let b = 0; b < data.length; b += 100) {
+      const up = await api('upsert', { points: data.slice(b, b + 100).map((vector, j) => ({ id: b + j, vector })) });
+      expect(up.status, up.text).toBe(200);
+      const probe = b + 42;
+      expect((await api('query', { vector: data[probe], top_k: 1 })).body.results[0].id).toBe(probe);
+    }
+    await waitFor(async () => (await d.api('GET', idx(project, 'burst'), { token })).body.index.collection_status === 'green', 30_000);
+    // Green: the graph holds every point, so these answers come from it alone.
+    for (let id = 0; id < data.length; id += 37) {
+      expect((await api('query', { vector: data[id], top_k: 1 })).body.results[0].id).toBe(id);
+    }
   });
 });
 

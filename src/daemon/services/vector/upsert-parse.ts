@@ -6,6 +6,7 @@ import { MAX_JSON_DEPTH, parseJsonBody, readBody } from '../../http/body.js';
 import { parseInput } from '../../http/validate.js';
 import type { UpsertBody } from '../../../api/vector.js';
 import type { z } from 'zod';
+import { scanUpsert } from './upsert-scan.js';
 
 /** One point of an upsert as the engine takes it: vectors as float32 (or the raw numbers of a bad one). */
 export interface UpsertPoint {
@@ -20,7 +21,8 @@ export interface UpsertPoint {
  * loop per batch here, which alone capped acknowledgements near 1,100 points/s and made every
  * search wait behind them. A worker thread does all three for the shape every client sends
  * ({points: [{id, vector, payload}]}) and hands back one float32 array per batch (transferred,
- * not copied). Anything else, including every body that is wrong, comes back unparsed and takes
+ * not copied); it reads that shape's numbers straight from the bytes (upsert-scan.ts) and keeps
+ * JSON.parse for the rest. Anything else, including every body that is wrong, comes back unparsed and takes
  * the router's ordinary path on the event loop, so errors keep their exact messages.
  *
  * The worker's code is inline (eval), as the checkpointer's, so the daemon bundle needs no file.
@@ -90,9 +92,13 @@ function parse(bytes, maxPoints) {
   });
   return { ids: points.map((p) => p.id), payloads: points.map((p) => p.payload), vectors, lengths, raw };
 }
+// The plain shape straight from the bytes (upsert-scan.ts); anything else through JSON.parse.
+const scan = (${scanUpsert.toString()});
 parentPort.on('message', ({ seq, bytes, maxPoints }) => {
   let parsed;
-  try { parsed = parse(bytes, maxPoints); } catch { parsed = undefined; }
+  // A scanner that throws (it should not; coverage tools rewrite function sources) costs only its speed.
+  try { parsed = scan(bytes, maxPoints, workerData.maxDepth); } catch { parsed = undefined; }
+  if (!parsed) try { parsed = parse(bytes, maxPoints); } catch { parsed = undefined; }
   if (!parsed) return parentPort.postMessage({ seq, bytes }, [bytes.buffer]);
   parentPort.postMessage({ seq, parsed }, [parsed.vectors.buffer]);
 });
