@@ -13,7 +13,7 @@ const BIN = join(root, 'bin', 'run.js');
 export async function coreBench(opts: BenchOptions = { quick: false }): Promise<Row[]> {
   const rows: Row[] = [];
   const q = opts.quick;
-  const runs = q ? 5 : 10;
+  const runs = q ? 3 : 10;
   const node = await samples(runs, () => run(process.execPath, ['-e', '0']));
   const version = await samples(runs, () => run(process.execPath, [BIN, '--version']));
   rows.push({

@@ -180,7 +180,7 @@ export async function startRows(opts: { quick?: boolean } = {}): Promise<Row[]> 
   const seeding = await startDaemonProcess(home, { PLATFORM_SCALE_TO_ZERO_SECONDS: '1' });
   // Seeding the full state (100 builds) takes minutes: quick mode seeds a few of each, which says
   // nothing about the goal, so its row shows the goal without a verdict.
-  const counts = opts.quick ? { agents: 4, indexes: 4, caches: 2 } : SEED;
+  const counts = opts.quick ? { agents: 2, indexes: 2, caches: 1 } : SEED;
   try {
     await seed(seeding.url, counts);
   } finally {

@@ -20,6 +20,8 @@ import { standaloneOptions } from './options.js';
 const loadShape = (opts: BenchOptions) => ({
   seconds: Number(process.env.GATEWAY_BENCH_SECONDS ?? (opts.quick ? 1 : 3)),
   rounds: Number(process.env.GATEWAY_BENCH_ROUNDS ?? (opts.quick ? 1 : 3)),
+  // A smoke run measures cold paths rather than spend a second warming each.
+  warm: !opts.quick,
 });
 const CONNECTIONS = Number(process.env.GATEWAY_BENCH_CONNECTIONS ?? 8);
 const BODY = '{"message":"x"}';
@@ -67,12 +69,12 @@ async function load(url: string, headers: Record<string, string>, warm: boolean,
 const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** Each path once per round, the order rotated every round; the median of each figure. */
-async function interleaved(paths: Array<[string, string, Record<string, string>]>, { seconds, rounds }: { seconds: number; rounds: number }): Promise<Map<string, Run>> {
+async function interleaved(paths: Array<[string, string, Record<string, string>]>, { seconds, rounds, warm }: ReturnType<typeof loadShape>): Promise<Map<string, Run>> {
   const runs = new Map<string, Run[]>(paths.map(([n]) => [n, []]));
   for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < paths.length; i++) {
       const [name, url, headers] = paths[(i + round) % paths.length]!;
-      runs.get(name)!.push(await load(url, headers, round === 0, seconds));
+      runs.get(name)!.push(await load(url, headers, warm && round === 0, seconds));
     }
   }
   return new Map([...runs].map(([n, rs]) => [n, { rps: mid(rs.map((r) => r.rps)), p50: mid(rs.map((r) => r.p50)), p99: mid(rs.map((r) => r.p99)), errors: rs.reduce((a, r) => a + r.errors, 0) }]));

@@ -89,7 +89,7 @@ async function run(label: string, env: Record<string, string>, texts: string[], 
 }
 
 export async function knowledgeBench(opts: BenchOptions = { quick: false }): Promise<Row[]> {
-  const texts = corpus(opts.quick ? 1000 : 10_000);
+  const texts = corpus(opts.quick ? 500 : 10_000);
   const queries = opts.quick ? 50 : 200;
   const rows = await run('BM25', {}, texts, queries);
   const stub = await embeddingServer();

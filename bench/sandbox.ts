@@ -113,15 +113,15 @@ async function modeRows(mode: 'process' | 'docker', floor: { p50: number; perSec
 
 export async function sandboxBench(opts: BenchOptions = { quick: false }): Promise<Row[]> {
   const q = opts.quick;
-  const n = Number(process.env.SANDBOX_BENCH_SAMPLES ?? (q ? 10 : 60));
+  const n = Number(process.env.SANDBOX_BENCH_SAMPLES ?? (q ? 6 : 60));
   await hostPython();
   const hostSamples = await samples(n, hostPython);
-  const floor = { p50: median(hostSamples), perSecond: await throughput(CLIENTS, q ? 2 : 5, hostPython) };
+  const floor = { p50: median(hostSamples), perSecond: await throughput(CLIENTS, q ? 1 : 5, hostPython) };
   const rows: Row[] = [
     { bench: 'sandbox (floor)', metric: `${FLOOR_PYTHON} -c "print(1)" on the host p50`, value: ms(floor.p50), baseline: '', ratio: '', goal: '' },
     { bench: 'sandbox (floor)', metric: `${FLOOR_PYTHON} -c "print(1)" on the host p99`, value: ms(percentile(hostSamples, 99)), baseline: '', ratio: '', goal: '' },
   ];
-  rows.push(...(await modeRows('process', floor, n, q ? 2 : 8)));
+  rows.push(...(await modeRows('process', floor, n, q ? 1 : 8)));
   const skip = q ? 'quick mode (docker builds and cold starts take minutes)' : await dockerSkipReason(IMAGE);
   if (skip) rows.push({ bench: 'sandbox (docker)', metric: 'every docker row', skipped: skip });
   else rows.push(...(await modeRows('docker', floor, Math.ceil(n / 2), 10)));

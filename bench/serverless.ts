@@ -235,7 +235,7 @@ async function processRows(opts: BenchOptions): Promise<Row[]> {
     await api(d, 'POST', '', { name: 'cold', image, publish: { enabled: true } });
     await waitReady(d, 'cold');
     await get(origin, routerTarget(d, 'cold').host);
-    const nCold = q ? 2 : 5;
+    const nCold = q ? 1 : 5;
     const cold = await coldStarts(d, 'cold', nCold);
     rows.push({ bench: 'serverless', metric: `cold start from zero, process (first request), p50 of ${nCold}`, value: ms(median(cold)), goal: '< 300 ms' });
   } finally {

@@ -53,9 +53,9 @@ function paint(env: NodeJS.ProcessEnv, watchMs: number): Promise<Paint> {
 }
 
 export async function statusBench(opts: BenchOptions = { quick: false }): Promise<Row[]> {
-  const runs = opts.quick ? 2 : 5;
+  const runs = opts.quick ? 1 : 5;
   /** How long the dashboard runs (refreshing every second) before its peak RSS is read. */
-  const watchMs = opts.quick ? 1500 : 4000;
+  const watchMs = opts.quick ? 1000 : 4000;
   const home = mkdtempSync(join(tmpdir(), 'platform-bench-status-'));
   const daemon = await startDaemonProcess(home);
   const env = { ...process.env, PLATFORM_HOME: home, PLATFORM_NO_KEYCHAIN: '1', NO_COLOR: '', CI: '0' };

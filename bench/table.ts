@@ -47,6 +47,9 @@ export function formatNumber(x: number, unit?: string): string {
   return unit ? `${text} ${unit}` : text;
 }
 
+/** A data size in a row's name: 2k, 2.5k, 100k, 1M. */
+export const thousands = (n: number) => (n >= 1e6 && n % 1e5 === 0 ? `${n / 1e6}M` : `${n / 1000}k`);
+
 export function goalText(goal: Goal | string | undefined): string {
   if (goal === undefined) return '';
   if (typeof goal === 'string') return goal;

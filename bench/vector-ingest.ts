@@ -18,6 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { benchLogin, percentile, startDaemonProcess, stopDaemonProcess, type BenchOptions, type Row } from './lib.js';
 import { standaloneOptions } from './options.js';
+import { thousands } from './table.js';
 import { bruteForce, dataset } from './vector-data.js';
 
 const arg = (name: string, d: string) => {
@@ -154,7 +155,7 @@ async function measure(main: string | undefined, n: number, withRecall: boolean,
 const f = (x: number, d = 2) => x.toFixed(d);
 
 export async function vectorIngestBench(opts: BenchOptions = { quick: false }): Promise<Row[]> {
-  const n = Number(arg('ingest-points', process.env.BENCH_VECTOR_INGEST_POINTS ?? (opts.quick ? '2048' : '16384')));
+  const n = Number(arg('ingest-points', process.env.BENCH_VECTOR_INGEST_POINTS ?? (opts.quick ? '2000' : '16384')));
   const baselineMain = arg('ingest-baseline', process.env.BENCH_VECTOR_INGEST_BASELINE ?? '');
   const withRecall = arg('ingest-recall', '1') !== '0';
   const log = (s: string) => process.stderr.write(s + '\n');
@@ -165,7 +166,7 @@ export async function vectorIngestBench(opts: BenchOptions = { quick: false }): 
     log(`vector ingest: the same load against ${baselineMain}`);
     before = await measure(baselineMain, n, false, log);
   }
-  const tag = `vector ingest ${n / 1000}k x ${DIMS}d, ${CLIENTS} clients x ${BATCH}`;
+  const tag = `vector ingest ${thousands(n)} x ${DIMS}d, ${CLIENTS} clients x ${BATCH}`;
   const base = (x: (b: IngestFigures) => string) => (before ? x(before) : 'no baseline run (--ingest-baseline)');
   const rows: Row[] = [
     {

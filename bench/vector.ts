@@ -36,6 +36,7 @@ import { VectorStore, type IndexRow } from '../src/daemon/services/vector/store.
 import { GraphSaves } from '../src/daemon/services/vector/graph-saves.js';
 import { percentile, type BenchOptions, type Row } from './lib.js';
 import { knob, standaloneOptions } from './options.js';
+import { thousands } from './table.js';
 import { bruteForce, dataset } from './vector-data.js';
 import { compareLibraries } from './vector-libraries.js';
 import { vectorIngestBench } from './vector-ingest.js';
@@ -262,7 +263,7 @@ export async function vectorBench(opts: BenchOptions = { quick: false }): Promis
   const nq = knob('queries', 50, 200, opts);
   const nCompare = Math.min(n, knob('compare', 0, 5000, opts));
   const rawBytes = dims * 4;
-  const b = `vector ${n / 1000}k x ${dims}d cosine`;
+  const b = `vector ${thousands(n)} x ${dims}d cosine`;
   process.stderr.write(`vector: generating ${n} + ${nq} vectors of ${dims} dimensions\n`);
   const { base, queries } = dataset(n, nq, dims);
 
@@ -391,7 +392,7 @@ export async function vectorBench(opts: BenchOptions = { quick: false }): Promis
   if (Number(process.env.BENCH_VECTOR_INGEST_POINTS ?? arg('ingest-points', 16384)) > 0) rows.push(...(await vectorIngestBench(opts)));
   // Issue 26: recall@10 at 100,000 (minutes of build: not in quick mode) and the 1,000,000 case (hours: opt-in).
   const large = (count: number, skipped: string | undefined) =>
-    skipped ? [{ bench: `vector ${count / 1000}k x ${dims}d cosine q=none`, metric: 'recall@10 and search p50 of the built graph', skipped, goal: '>= 0.99, p50 < 5 ms' }] : largeCase(count, dims);
+    skipped ? [{ bench: `vector ${thousands(count)} x ${dims}d cosine q=none`, metric: 'recall@10 and search p50 of the built graph', skipped, goal: '>= 0.99, p50 < 5 ms' }] : largeCase(count, dims);
   rows.push(...(await large(100_000, opts.quick ? 'quick mode (a build of minutes)' : arg('vector-100k', 1) ? undefined : '--vector-100k 0')));
   rows.push(...(await large(1_000_000, process.argv.includes('--vector-1m') && !opts.quick ? undefined : 'opt-in: --vector-1m (a build of hours)')));
   return rows;
@@ -404,7 +405,7 @@ async function largeCase(n: number, dims: number): Promise<Row[]> {
   const { base, queries } = dataset(n, nq, dims);
   const truth = Array.from({ length: nq }, (_, qi) => bruteForce(base, dims, row(queries, dims, qi)));
   const m = await measureEngine('none', base, queries, dims, truth, false, false);
-  const tag = `vector ${n / 1000}k x ${dims}d cosine q=none`;
+  const tag = `vector ${thousands(n)} x ${dims}d cosine q=none`;
   return [
     { bench: tag, metric: `recall@10 (${nq} held-out queries)`, figure: m.recall, baseline: '1 (exact)', goal: { min: 0.99 } },
     { bench: tag, metric: 'query p50 / p99', value: `${f(m.p50)} / ${f(m.p99)} ms`, figure: m.p50, unit: 'ms', goal: { max: 5, strict: true, unit: 'ms' } },
