@@ -19,6 +19,7 @@ import { BENCH_ADMIN, benchLogin, median, ms, percentile, ratio, samples, startD
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
 const BIN = join(root, 'bin', 'run.js');
+const CLI_RUNS = 15;
 // Lifted so the bench measures the path, not the throttles.
 const UNTHROTTLED = { PLATFORM_SIGNIN_LIMIT_PER_IP: '100000', PLATFORM_SIGNIN_LIMIT_PER_ACCOUNT: '100000', PLATFORM_RATE_LIMIT_BURST: '0' };
 
@@ -49,7 +50,6 @@ async function startTlsServer(home: string, cert: string, key: string, caFile: s
 
 export async function remoteBench(opts: BenchOptions = { quick: false }): Promise<Row[]> {
   const invokes = opts.quick ? 30 : 200;
-  const cliRuns = opts.quick ? 2 : 15;
   const rows: Row[] = [];
   const work = mkdtempSync(join(tmpdir(), 'platform-bench-remote-'));
   const ca = testCa(work);
@@ -86,6 +86,11 @@ export async function remoteBench(opts: BenchOptions = { quick: false }): Promis
     }
     rows.push({ bench: 'remote', metric: `warm invoke over TLS p50 / p99 (${invokes})`, value: `${ms(percentile(tls, 50))} / ${ms(percentile(tls, 99))}`, baseline: `loopback http p50 ${ms(percentile(http, 50))}`, ratio: ratio(percentile(tls, 50), percentile(http, 50)) });
 
+    if (opts.quick) {
+      // Three CLI homes signed in and a dozen CLI runs take half a minute on a loaded machine.
+      rows.push({ bench: 'remote', metric: 'CLI commands over a remote context vs a local daemon and node -e 0', skipped: 'quick mode' });
+      return rows;
+    }
     // The same commands against a local daemon (the local context, signed in as core.ts does).
     const localHome = join(work, 'cli-local');
     const local = await startDaemonProcess(localHome);
@@ -104,16 +109,15 @@ export async function remoteBench(opts: BenchOptions = { quick: false }): Promis
       child.stdin!.end(BENCH_ADMIN.password);
     });
     await run(process.execPath, [BIN, 'projects', 'use', 'default'], { env: plainEnv });
-    const node = await samples(cliRuns, () => run(process.execPath, ['-e', '0']));
-    // Quick mode times one command: each CLI run costs a second on a loaded machine.
-    for (const args of opts.quick ? [['whoami', '--json']] : [['whoami', '--json'], ['agents', 'list', '--json']]) {
+    const node = await samples(CLI_RUNS, () => run(process.execPath, ['-e', '0']));
+    for (const args of [['whoami', '--json'], ['agents', 'list', '--json']]) {
       const name = `platform ${args.join(' ')}`;
       await run(process.execPath, [BIN, ...args], { env: remoteEnv });
       await run(process.execPath, [BIN, ...args], { env: localEnv });
       await run(process.execPath, [BIN, ...args], { env: plainEnv });
       // Interleaved, as the invokes are: the machine's load drifts over a run.
       const [remote, localRuns, plain] = [[], [], []] as number[][];
-      for (let i = 0; i < cliRuns; i++) {
+      for (let i = 0; i < CLI_RUNS; i++) {
         remote.push(await timeIt(() => run(process.execPath, [BIN, ...args], { env: remoteEnv })));
         localRuns.push(await timeIt(() => run(process.execPath, [BIN, ...args], { env: localEnv })));
         plain.push(await timeIt(() => run(process.execPath, [BIN, ...args], { env: plainEnv })));

@@ -21,7 +21,7 @@ const CONCURRENCY = 16;
 const FN_JS = `module.exports.handle = function handle(event) { return { ok: true }; };\n`;
 
 export async function triggersBench(opts: BenchOptions = { quick: false }): Promise<Row[]> {
-  const seconds = knob('seconds', 3, 15, opts);
+  const seconds = knob('seconds', 2, 15, opts);
   const messages = knob('messages', 300, 3000, opts);
   const objects = opts.quick ? 10 : 50;
   const copies = opts.quick ? 5 : 20;

@@ -372,7 +372,9 @@ export async function vectorBench(opts: BenchOptions = { quick: false }): Promis
       });
     }
   } else if (opts.quick) rows.push({ bench: 'ann library', metric: 'graph libraries compared', skipped: 'quick mode (--compare N to measure)' });
-  const nHttp = Math.min(n, knob('http', 1000, 5000, opts));
+  // Quick mode leaves the HTTP path to the ingestion rows below (a spawned daemon over HTTP).
+  const nHttp = Math.min(n, knob('http', 0, 5000, opts));
+  if (nHttp === 0 && opts.quick) rows.push({ bench: 'HTTP API q=none', metric: 'upsert points/s and query p50 through an in-process daemon', skipped: 'quick mode (--http N to measure)' });
   if (nHttp > 0) {
     process.stderr.write(`vector: HTTP path with ${nHttp} points\n`);
     const h = await measureHttp(base, queries, dims, nHttp);
