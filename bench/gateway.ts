@@ -83,8 +83,11 @@ async function interleaved(paths: Array<[string, string, Record<string, string>]
 export async function gatewayBench(opts: BenchOptions = { quick: false }): Promise<Row[]> {
   const shape = loadShape(opts);
   const home = mkdtempSync(join(tmpdir(), 'platform-bench-gateway-'));
-  const d = await startDaemonProcess(home, { INVOKE_AUTH_REQUIRED: 'false', PLATFORM_SCALE_TO_ZERO_SECONDS: '3600', PLATFORM_RATE_LIMIT_BURST: '0' });
   const jwks = createServer();
+  await new Promise<void>((r) => jwks.listen(0, '127.0.0.1', r));
+  // The daemon fetches a jwks_uri only where its egress policy lets it: a loopback port is an exception to name.
+  const jwksAt = `127.0.0.1:${(jwks.address() as AddressInfo).port}`;
+  const d = await startDaemonProcess(home, { INVOKE_AUTH_REQUIRED: 'false', PLATFORM_SCALE_TO_ZERO_SECONDS: '3600', PLATFORM_RATE_LIMIT_BURST: '0', PLATFORM_EGRESS_ALLOW: jwksAt });
   let proxy: Server | undefined;
   try {
     const login = (await (await fetch(`${d.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BENCH_ADMIN) })).json()) as { token: string };
@@ -115,13 +118,12 @@ export async function gatewayBench(opts: BenchOptions = { quick: false }): Promi
     const { privateKey, publicKey } = await generateKeyPair('ES256');
     const jwk = { ...(await exportJWK(publicKey)), kid: 'bench', alg: 'ES256' };
     jwks.on('request', (_req, res) => res.end(JSON.stringify({ keys: [jwk] })));
-    await new Promise<void>((r) => jwks.listen(0, '127.0.0.1', r));
     const jwt = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'bench' }).setIssuer('https://bench/').setAudience('bench').setSubject('b').setExpirationTime('1h').sign(privateKey);
 
     const gw = '/v1/projects/default/gateway/endpoints';
     await api('POST', gw, { name: 'open', target: { kind: 'function', name: 'echo' } });
     await api('POST', gw, { name: 'keyed', target: { kind: 'function', name: 'echo' }, auth: { mode: 'apikey' }, rate_limit: { requests: 1_000_000_000, unit: 'minute', key: 'api_key' } });
-    await api('POST', gw, { name: 'signed', target: { kind: 'function', name: 'echo' }, auth: { mode: 'jwt', jwt: { issuer: 'https://bench/', jwks_uri: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/`, audiences: ['bench'] } } });
+    await api('POST', gw, { name: 'signed', target: { kind: 'function', name: 'echo' }, auth: { mode: 'jwt', jwt: { issuer: 'https://bench/', jwks_uri: `http://${jwksAt}/`, audiences: ['bench'] } } });
     const key = (await api('POST', `${gw}/keyed/keys`, {})).secret as string;
     for (const n of ['open', 'keyed', 'signed']) await api('POST', `${gw}/${n}/publish`);
 
