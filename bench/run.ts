@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { printTable } from './lib.js';
 import { parseBenchArgs, type BenchOptions } from './options.js';
-import { resultsDocument, type Row, type RunInfo } from './table.js';
+import { runSections, type Section } from './runner.js';
+import { resultsDocument, type RunInfo } from './table.js';
 import { cacheBench } from './cache.js';
 import { cliStartBench } from './cli-start.js';
 import { coreBench } from './core.js';
@@ -29,7 +30,7 @@ import { devBench } from './dev.js';
 import { statusBench } from './status.js';
 import { daemonSpeedBench } from './daemon-speed.js';
 
-const sections: Array<[string, (opts: BenchOptions) => Promise<Row[]>]> = [
+const sections: Array<[string, Section]> = [
   ['core', coreBench],
   // Issue 26: CLI start of commands that make one request, against node -e 0 plus that request.
   ['cli', cliStartBench],
@@ -65,28 +66,13 @@ const opts: BenchOptions = { quick };
 const started = performance.now();
 const load = loadavg();
 const date = new Date().toISOString();
-const rows: Row[] = [];
-const ran: RunInfo['sections'] = [];
-for (const [name, fn] of sections) {
-  if (only.length && !only.includes(name)) continue;
-  process.stderr.write(`running ${name} benchmarks${quick ? ' (quick)' : ''}...\n`);
-  const t = performance.now();
-  try {
-    const got = (await fn(opts)).map((r) => ({ ...r, section: name }));
-    rows.push(...got);
-    ran.push({ name, seconds: (performance.now() - t) / 1000, rows: got.length });
-  } catch (e) {
-    const error = (e as Error).message.split('\n')[0]!.slice(0, 200);
-    rows.push({ bench: name, metric: 'section failed', error, section: name });
-    ran.push({ name, seconds: (performance.now() - t) / 1000, rows: 0, error });
-    process.stderr.write(`${name} failed: ${(e as Error).stack ?? e}\n`);
-  }
-  process.stderr.write(`  ${name}: ${ran.at(-1)!.seconds.toFixed(1)} s\n`);
-}
+const commit = git(['rev-parse', 'HEAD']);
+const dirty = git(['status', '--porcelain', '--untracked-files=no']) !== '';
+const { rows, ran } = await runSections(sections, opts, only, (line) => process.stderr.write(line + '\n'));
 printTable(rows);
 const info: RunInfo = {
-  commit: git(['rev-parse', 'HEAD']),
-  dirty: git(['status', '--porcelain', '--untracked-files=no']) !== '',
+  commit,
+  dirty,
   date,
   mode: quick ? 'quick' : 'full',
   node: process.version,

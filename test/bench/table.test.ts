@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseBenchArgs } from '../../bench/options.js';
+import { runSections, type Section } from '../../bench/runner.js';
 import { formatTable, goalText, passOf, resultsDocument, type Row, type RunInfo } from '../../bench/table.js';
 
 const row = (r: Partial<Row>): Row => ({ bench: 'b', metric: 'm', ...r });
@@ -130,5 +131,39 @@ describe('arguments', () => {
 
   it('refuses a section it does not know', () => {
     expect(() => parseBenchArgs(['vectr'], known)).toThrow(/unknown benchmark section "vectr"/);
+  });
+});
+
+describe('sections', () => {
+  it('runs the sections named with the options, and a failing one becomes a failed row without losing the others', async () => {
+    const seen: boolean[] = [];
+    const sections: Array<[string, Section]> = [
+      ['one', async (o) => (seen.push(o.quick), [{ bench: 'one', metric: 'a', figure: 1, goal: { max: 2 } }])],
+      ['two', async () => {
+        throw new Error('daemon did not start\nstack...');
+      }],
+      ['three', async () => [{ bench: 'three', metric: 'b', value: 'x' }]],
+      ['four', async () => [{ bench: 'four', metric: 'c', value: 'y' }]],
+    ];
+    const log: string[] = [];
+    const { rows, ran } = await runSections(sections, { quick: true }, [], (l) => log.push(l));
+    expect(seen).toEqual([true]);
+    expect(rows.map((r) => [r.section, r.metric, passOf(r)])).toEqual([
+      ['one', 'a', 'yes'],
+      ['two', 'section failed', 'no'],
+      ['three', 'b', ''],
+      ['four', 'c', ''],
+    ]);
+    expect(rows[1]!.error).toBe('daemon did not start');
+    expect(ran.map((s) => [s.name, s.rows, s.error])).toEqual([
+      ['one', 1, undefined],
+      ['two', 0, 'daemon did not start'],
+      ['three', 1, undefined],
+      ['four', 1, undefined],
+    ]);
+
+    const picked = await runSections(sections, { quick: false }, ['three', 'one'], () => {});
+    expect(picked.rows.map((r) => r.section)).toEqual(['one', 'three']);
+    expect(seen).toEqual([true, false]);
   });
 });
