@@ -130,18 +130,22 @@ export async function cacheBench(opts: BenchOptions = { quick: false }): Promise
         bench: 'cache',
         metric: `${op.toUpperCase()} ${q} (µs, ${ops} sequential ops)`,
         value: us(inst[op][q]),
+        figure: inst[op][q] / 1000,
+        unit: 'µs',
         baseline: `${us(direct[op][q])} direct`,
-        ratio: `${(inst[op][q] / direct[op][q]).toFixed(2)}x`,
+        baselineFigure: direct[op][q] / 1000,
         // Tails on the shared 2-core machine are scheduler noise; the median carries the claim.
-        ...(q === 'p50' ? { goal: '<= 1.2x' } : {}),
+        ...(q === 'p50' ? { goal: { max: 1.2, of: 'ratio' as const } } : {}),
       })),
       {
         bench: 'cache',
         metric: `${op.toUpperCase()} ops/s (sequential)`,
         value: inst[op].opsPerSec.toFixed(0),
+        figure: inst[op].opsPerSec,
+        unit: 'ops/s',
         baseline: `${direct[op].opsPerSec.toFixed(0)} direct`,
-        ratio: `${(inst[op].opsPerSec / direct[op].opsPerSec).toFixed(2)}x`,
-        goal: '>= 0.8x',
+        baselineFigure: direct[op].opsPerSec,
+        goal: { min: 0.8, of: 'ratio' as const },
       },
     ]);
     const sorted = [...provisioning].sort((a, b) => a - b);
