@@ -29,20 +29,24 @@ export async function coreBench(opts: BenchOptions = { quick: false }): Promise<
   const home = mkdtempSync(join(tmpdir(), 'platform-bench-'));
   const first = await startDaemonProcess(home);
   rows.push({ bench: 'daemon', metric: 'first start to healthy (bootstrap)', value: ms(first.ms), goal: '' });
-  process.kill(first.pid, 'SIGTERM');
-  await new Promise((r) => setTimeout(r, 300));
-  const restarts: number[] = [];
   let daemon = first;
-  const starts = q ? 2 : 5;
-  for (let i = 0; i < starts; i++) {
-    daemon = await startDaemonProcess(home);
-    restarts.push(daemon.ms);
-    if (i < starts - 1) {
-      process.kill(daemon.pid, 'SIGTERM');
-      await new Promise((r) => setTimeout(r, 300));
+  if (q) {
+    // The daemon section times restarts against issue 26's goal; a smoke run needs them once.
+    rows.push({ bench: 'daemon', metric: 'start to healthy (median of 5)', skipped: 'quick mode (see the daemon section)' });
+  } else {
+    process.kill(first.pid, 'SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    const restarts: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      daemon = await startDaemonProcess(home);
+      restarts.push(daemon.ms);
+      if (i < 4) {
+        process.kill(daemon.pid, 'SIGTERM');
+        await new Promise((r) => setTimeout(r, 300));
+      }
     }
+    rows.push({ bench: 'daemon', metric: 'start to healthy (median of 5)', value: ms(median(restarts)), goal: '<= 300 ms' });
   }
-  rows.push({ bench: 'daemon', metric: `start to healthy (median of ${starts})`, value: ms(median(restarts)), goal: '<= 300 ms' });
 
   const env = { ...process.env, PLATFORM_HOME: home, PLATFORM_NO_KEYCHAIN: '1' };
   // The CLI signs in like a person would (no local admin file since issue 16).
@@ -51,7 +55,7 @@ export async function coreBench(opts: BenchOptions = { quick: false }): Promise<
     child.stdin!.end(ADMIN.password);
   });
   await run(process.execPath, [BIN, 'whoami', '--json'], { env });
-  const whoami = await samples(runs, () => run(process.execPath, [BIN, 'whoami', '--json'], { env }));
+  const whoami = await samples(q ? 2 : 10, () => run(process.execPath, [BIN, 'whoami', '--json'], { env }));
   rows.push({ bench: 'cli', metric: 'platform whoami --json (median)', value: ms(median(whoami)), baseline: `node -e 0 ${ms(median(node))}`, ratio: ratio(median(whoami), median(node)) });
 
   const login = () => fetch(`${daemon.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) }).then((r) => r.json() as Promise<{ token: string }>);

@@ -186,11 +186,13 @@ export async function startRows(opts: { quick?: boolean } = {}): Promise<Row[]> 
   } finally {
     await stopDaemon(seeding.pid);
   }
-  const s = await restarts(home, n);
-  const sb = base ? await restarts(home, n, base) : undefined;
+  // Without a verdict in quick mode (above), two restarts are enough for a smoke run.
+  const nSeeded = opts.quick ? 2 : n;
+  const s = await restarts(home, nSeeded);
+  const sb = base ? await restarts(home, nSeeded, base) : undefined;
   const what = `${counts.agents} agents, ${counts.indexes} indexes, ${counts.caches} caches`;
   const seededGoal = opts.quick ? `< 500 ms at ${SEED.agents} agents, ${SEED.indexes} indexes, ${SEED.caches} caches (full run)` : { max: 500, strict: true, unit: 'ms' };
-  rows.push({ bench: 'daemon', metric: `start to healthy, ${what} (median of ${n})`, figure: s.start, unit: 'ms', ...before(sb?.start), goal: seededGoal });
+  rows.push({ bench: 'daemon', metric: `start to healthy, ${what} (median of ${nSeeded})`, figure: s.start, unit: 'ms', ...before(sb?.start), goal: seededGoal });
   rows.push({ bench: 'daemon', metric: `start until every workload is back, ${what}`, figure: s.back, unit: 'ms', ...before(sb?.back) });
   rmSync(empty, { recursive: true, force: true });
   rmSync(home, { recursive: true, force: true });
@@ -298,7 +300,7 @@ export async function invokeRows(opts: { quick?: boolean; main?: string; label?:
       const [a50, a99, b50, b99] = [percentile(a, 50), percentile(a, 99), percentile(b, 50), percentile(b, 99)];
       // The daemon's own CPU per invoke: what it adds on an idle machine, whatever the load here.
       const cpu0 = cpuMs(d.pid);
-      const n = opts.quick ? 200 : 2000;
+      const n = opts.quick ? 100 : 2000;
       await concurrent(callers, n, viaDaemon);
       const cpuPer = ((cpuMs(d.pid) - cpu0) / n) * 1000;
       rows.push({ bench: 'daemon', metric: `daemon CPU per warm invoke, ${callers} caller${callers > 1 ? 's' : ''}`, value: `${cpuPer.toFixed(0)} µs` });
