@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { request } from 'undici';
 import { resolvePython, runtimeCommand } from '../src/daemon/runtimes/index.js';
-import { BENCH_ADMIN as ADMIN, median, ms, percentile, ratio, startDaemonProcess, type Row, dockerSkipReason } from './lib.js';
+import { BENCH_ADMIN as ADMIN, median, ms, percentile, ratio, startDaemonProcess, type BenchOptions, type Row, dockerSkipReason } from './lib.js';
 
 const root = join(import.meta.dirname, '..');
 const FIXTURES = join(root, 'test', 'shims', 'fixtures');
@@ -172,17 +172,20 @@ async function firstLine(url: string): Promise<number> {
   return first;
 }
 
-export async function agentsBench(): Promise<Row[]> {
+export async function agentsBench(opts: BenchOptions = { quick: false }): Promise<Row[]> {
   const rows: Row[] = [];
+  const q = opts.quick;
   const d = await Daemon.start();
   try {
     const code = await pack({ 'main.py': HELLO });
     const deploys: number[] = [];
-    for (let i = 0; i < 3; i++) deploys.push(await d.deploy({ name: `fn${i}`, framework: 'function', runtime: 'python' }, code));
-    rows.push({ bench: 'agents', metric: 'deploy-to-ready, python function, process (median of 3)', value: ms(median(deploys)), goal: '< 2000 ms' });
+    const nDeploys = q ? 2 : 3;
+    for (let i = 0; i < nDeploys; i++) deploys.push(await d.deploy({ name: `fn${i}`, framework: 'function', runtime: 'python' }, code));
+    rows.push({ bench: 'agents', metric: `deploy-to-ready, python function, process (median of ${nDeploys})`, value: ms(median(deploys)), goal: '< 2000 ms' });
 
-    const cold = await d.coldStarts('fn0', 10);
-    rows.push({ bench: 'agents', metric: 'cold start from zero, process, p50 / max of 10', value: `${ms(median(cold))} / ${ms(Math.max(...cold))}`, goal: '< 300 ms' });
+    const nCold = q ? 3 : 10;
+    const cold = await d.coldStarts('fn0', nCold);
+    rows.push({ bench: 'agents', metric: `cold start from zero, process, p50 / max of ${nCold}`, value: `${ms(median(cold))} / ${ms(Math.max(...cold))}`, goal: '< 300 ms' });
 
     // Warm: the same function through the daemon and straight to a shim, interleaved in one run. The
     // daemon's instance answers only requests carrying its secret, so the baseline is the same shim and
@@ -193,13 +196,14 @@ export async function agentsBench(): Promise<Row[]> {
       const r = await request(`http://127.0.0.1:${shim.port}/`, { method: 'POST', body: '{"message":"x"}', headers: { 'content-type': 'application/json', ...shim.headers } });
       await r.body.dump();
     };
-    await timed(50, () => d.invoke('fn1'));
-    await timed(50, direct);
+    const per = q ? 25 : 50;
+    await timed(per, () => d.invoke('fn1'));
+    await timed(per, direct);
     const a: number[] = [];
     const b: number[] = [];
-    for (let i = 0; i < 10; i++) {
-      a.push(...(await timed(50, direct)));
-      b.push(...(await timed(50, () => d.invoke('fn1'))));
+    for (let i = 0; i < (q ? 4 : 10); i++) {
+      a.push(...(await timed(per, direct)));
+      b.push(...(await timed(per, () => d.invoke('fn1'))));
     }
     const [a50, a99, b50, b99] = [percentile(a, 50), percentile(a, 99), percentile(b, 50), percentile(b, 99)];
     rows.push({ bench: 'agents', metric: 'warm invoke p50 (daemon vs shim)', value: ms(b50), baseline: ms(a50), ratio: ratio(b50, a50), goal: `adds < 1 ms (adds ${(b50 - a50).toFixed(2)} ms)` });
@@ -211,16 +215,17 @@ export async function agentsBench(): Promise<Row[]> {
     await d.deploy({ name: 'graph', framework: 'langgraph' }, await pack(graph));
     await d.invoke('graph');
     const lines: number[] = [];
-    for (let i = 0; i < 20; i++) lines.push(await firstLine(`${d.url}/v1/agents/graph/invoke/stream`));
-    rows.push({ bench: 'agents', metric: 'first NDJSON line, warm agent (p50 of 20)', value: ms(median(lines)) });
+    const nLines = q ? 5 : 20;
+    for (let i = 0; i < nLines; i++) lines.push(await firstLine(`${d.url}/v1/agents/graph/invoke/stream`));
+    rows.push({ bench: 'agents', metric: `first NDJSON line, warm agent (p50 of ${nLines})`, value: ms(median(lines)) });
   } finally {
     await d.stop();
   }
 
   const image = process.env.PLATFORM_DOCKER_IMAGE_PYTHON || 'platform-python:local';
-  const why = await dockerSkipReason(image);
+  const why = q ? 'quick mode (docker builds and cold starts take minutes)' : await dockerSkipReason(image);
   if (why) {
-    rows.push({ bench: 'agents', metric: 'docker driver', value: `SKIPPED: ${why}` });
+    rows.push({ bench: 'agents', metric: 'docker driver', skipped: why });
     return rows;
   }
   const dd = await Daemon.start({ PLATFORM_DRIVER: 'docker', PLATFORM_DOCKER_IMAGE_PYTHON: image, PLATFORM_SCALE_TO_ZERO_SECONDS: '1' });

@@ -13,24 +13,19 @@ import { configFromEnv } from '../src/daemon/config.js';
 import { startDaemon } from '../src/daemon/server.js';
 import { allocatePort } from '../src/daemon/services/cache/ports.js';
 import { pingWithPassword } from '../src/daemon/services/cache/resp.js';
-import { printTable, type Row } from './lib.js';
+import { printTable, type BenchOptions, type Row } from './lib.js';
+import { knob, standaloneOptions } from './options.js';
 
-const arg = (name: string, d: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : d;
-};
-const OPS = arg('ops', 5000);
-const INSTANCES = arg('instances', 3);
 const ADMIN = { email: 'bench@example.test', password: 'Bench-Password-123' };
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const us = (ns: number) => (ns / 1000).toFixed(1);
 
-async function latency(r: Redis, op: 'SET' | 'GET') {
+async function latency(r: Redis, op: 'SET' | 'GET', ops: number) {
   const samples: number[] = [];
   const value = 'v'.repeat(64);
   const t0 = process.hrtime.bigint();
-  for (let i = 0; i < OPS; i++) {
+  for (let i = 0; i < ops; i++) {
     const s = process.hrtime.bigint();
     if (op === 'SET') await r.set(`bench:${i}`, value);
     else await r.get(`bench:${i}`);
@@ -38,22 +33,24 @@ async function latency(r: Redis, op: 'SET' | 'GET') {
   }
   const total = Number(process.hrtime.bigint() - t0);
   samples.sort((a, b) => a - b);
-  return { p50: pct(samples, 50), p95: pct(samples, 95), p99: pct(samples, 99), opsPerSec: OPS / (total / 1e9) };
+  return { p50: pct(samples, 50), p95: pct(samples, 95), p99: pct(samples, 99), opsPerSec: ops / (total / 1e9) };
 }
 
-async function measure(port: number, password: string) {
+async function measure(port: number, password: string, ops: number) {
   const r = new Redis({ host: '127.0.0.1', port, password, lazyConnect: true });
   await r.connect();
   // Warm up the connection and the server's allocator before timing.
   for (let i = 0; i < 500; i++) await r.set(`warm:${i}`, 'x');
-  const set = await latency(r, 'SET');
-  const get = await latency(r, 'GET');
+  const set = await latency(r, 'SET', ops);
+  const get = await latency(r, 'GET', ops);
   r.disconnect();
   return { set, get };
 }
 
 /** The cache section of `npm run bench`: one row per measure, the direct server as baseline. */
-export async function cacheBench(): Promise<Row[]> {
+export async function cacheBench(opts: BenchOptions = { quick: false }): Promise<Row[]> {
+  const ops = knob('ops', 1000, 5000, opts);
+  const instances = knob('instances', 1, 3, opts);
   const home = mkdtempSync(join(tmpdir(), 'platform-bench-cache-'));
   const base = configFromEnv({});
   const daemon = await startDaemon(
@@ -78,7 +75,7 @@ export async function cacheBench(): Promise<Row[]> {
     const provisioning: number[] = [];
     let credential: { password: string } | undefined;
     let port = 0;
-    for (let i = 0; i < INSTANCES; i++) {
+    for (let i = 0; i < instances; i++) {
       const t = performance.now();
       const created = await api('POST', path, token, { name: `bench-${i}` });
       for (;;) {
@@ -112,8 +109,8 @@ export async function cacheBench(): Promise<Row[]> {
     // each figure is the median of the three rounds.
     const rounds: Array<{ inst: Awaited<ReturnType<typeof measure>>; direct: Awaited<ReturnType<typeof measure>> }> = [];
     for (let i = 0; i < 3; i++) {
-      const a = await measure(port, credential!.password);
-      const b = await measure(basePort, basePassword);
+      const a = await measure(port, credential!.password, ops);
+      const b = await measure(basePort, basePassword, ops);
       rounds.push({ inst: a, direct: b });
     }
     const median = (pick: (r: (typeof rounds)[number]) => number) => rounds.map(pick).sort((x, y) => x - y)[1]!;
@@ -131,26 +128,30 @@ export async function cacheBench(): Promise<Row[]> {
     const rows: Row[] = (['set', 'get'] as const).flatMap((op) => [
       ...(['p50', 'p95', 'p99'] as const).map((q) => ({
         bench: 'cache',
-        metric: `${op.toUpperCase()} ${q} (µs, ${OPS} sequential ops)`,
+        metric: `${op.toUpperCase()} ${q} (µs, ${ops} sequential ops)`,
         value: us(inst[op][q]),
+        figure: inst[op][q] / 1000,
+        unit: 'µs',
         baseline: `${us(direct[op][q])} direct`,
-        ratio: `${(inst[op][q] / direct[op][q]).toFixed(2)}x`,
+        baselineFigure: direct[op][q] / 1000,
         // Tails on the shared 2-core machine are scheduler noise; the median carries the claim.
-        ...(q === 'p50' ? { goal: '<= 1.2x' } : {}),
+        ...(q === 'p50' ? { goal: { max: 1.2, of: 'ratio' as const } } : {}),
       })),
       {
         bench: 'cache',
         metric: `${op.toUpperCase()} ops/s (sequential)`,
         value: inst[op].opsPerSec.toFixed(0),
+        figure: inst[op].opsPerSec,
+        unit: 'ops/s',
         baseline: `${direct[op].opsPerSec.toFixed(0)} direct`,
-        ratio: `${(inst[op].opsPerSec / direct[op].opsPerSec).toFixed(2)}x`,
-        goal: '>= 0.8x',
+        baselineFigure: direct[op].opsPerSec,
+        goal: { min: 0.8, of: 'ratio' as const },
       },
     ]);
     const sorted = [...provisioning].sort((a, b) => a - b);
     rows.push({
       bench: 'cache',
-      metric: `provisioning POST to ready, min/median/max (${INSTANCES} instances)`,
+      metric: `provisioning POST to ready, min/median/max (${instances} instances)`,
       value: `${sorted[0]!.toFixed(0)} / ${pct(sorted, 50).toFixed(0)} / ${sorted.at(-1)!.toFixed(0)} ms`,
     });
     return rows;
@@ -161,4 +162,4 @@ export async function cacheBench(): Promise<Row[]> {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) printTable(await cacheBench());
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) printTable(await cacheBench(standaloneOptions()));

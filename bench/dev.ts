@@ -10,13 +10,14 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { execa } from 'execa';
-import { benchLogin, median, ms, ratio, startDaemonProcess, stopDaemonProcess, timeIt, type Row } from './lib.js';
+import { benchLogin, median, ms, ratio, startDaemonProcess, stopDaemonProcess, timeIt, type BenchOptions, type Row } from './lib.js';
 
 const BIN = join(import.meta.dirname, '..', 'bin', 'run.js');
-const ROUNDS = 7;
 const handler = (greeting: string) => `def handle(event):\n    return {"reply": "${greeting} " + str(event.get("message"))}\n`;
 
-export async function devBench(): Promise<Row[]> {
+export async function devBench(opts: BenchOptions = { quick: false }): Promise<Row[]> {
+  const rounds = opts.quick ? 2 : 7;
+  const deploys = opts.quick ? 1 : 3;
   const loadAtStart = loadavg()[0]!;
   const home = mkdtempSync(join(tmpdir(), 'platform-bench-dev-'));
   const dir = join(home, 'src', 'hello');
@@ -49,7 +50,7 @@ export async function devBench(): Promise<Row[]> {
   for (const end = Date.now() + 60_000; !deployed(1); await new Promise((r) => setTimeout(r, 20))) if (Date.now() > end) throw new Error('dev: no first deploy within 60 s');
 
   const viaDev: number[] = [];
-  for (let i = 1; i <= ROUNDS; i++) {
+  for (let i = 1; i <= rounds; i++) {
     viaDev.push(await saveToServing(`dev${i}`));
     // The next save waits until this deploy's event is out, so rounds do not overlap.
     for (const end = Date.now() + 30_000; !deployed(i + 1) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 10));
@@ -59,7 +60,7 @@ export async function devBench(): Promise<Row[]> {
   await new Promise((r) => dev.once('exit', r));
 
   const viaDeploy: number[] = [];
-  for (let i = 1; i <= 3; i++) {
+  for (let i = 1; i <= deploys; i++) {
     const t = performance.now();
     writeFileSync(join(dir, 'main.py'), handler(`deploy${i}`));
     await execa('node', [BIN, 'deploy', dir], { env });
@@ -67,13 +68,13 @@ export async function devBench(): Promise<Row[]> {
     viaDeploy.push(performance.now() - t);
   }
   const nodeStart: number[] = [];
-  for (let i = 0; i < 5; i++) nodeStart.push(await timeIt(() => execa(process.execPath, ['-e', '0'])));
+  for (let i = 0; i < (opts.quick ? 3 : 5); i++) nodeStart.push(await timeIt(() => execa(process.execPath, ['-e', '0'])));
 
   await stopDaemonProcess(daemon.pid);
   rmSync(home, { recursive: true, force: true });
   const devMs = median(viaDev);
   return [
-    { bench: 'dev', metric: `save-to-serving, python function (median of ${ROUNDS}, write to new answer)`, value: ms(devMs), baseline: `${ms(median(viaDeploy))} (platform deploy + invoke)`, ratio: ratio(devMs, median(viaDeploy)), goal: '< 1000 ms' },
+    { bench: 'dev', metric: `save-to-serving, python function (median of ${rounds}, write to new answer)`, value: ms(devMs), baseline: `${ms(median(viaDeploy))} (platform deploy + invoke)`, ratio: ratio(devMs, median(viaDeploy)), goal: '< 1000 ms' },
     { bench: 'dev', metric: 'save-to-serving, worst of the rounds', value: ms(Math.max(...viaDev)), goal: '< 1000 ms' },
     { bench: 'dev', metric: 'save-to-deployed as dev reports it (median)', value: ms(median(reported)) },
     { bench: 'dev', metric: 'node -e 0 (the floor of any CLI process)', value: ms(median(nodeStart)) },

@@ -13,11 +13,16 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { c as tarCreate } from 'tar';
-import { BENCH_ADMIN, ms, startDaemonProcess, stopDaemonProcess, type Row } from './lib.js';
+import { BENCH_ADMIN, ms, startDaemonProcess, stopDaemonProcess, type BenchOptions, type Row } from './lib.js';
+import { standaloneOptions } from './options.js';
 
-const SECONDS = Number(process.env.GATEWAY_BENCH_SECONDS ?? 3);
-/** Rounds, each running every path once in a rotated order, so drift (warm-up, other load) hits all alike. */
-const ROUNDS = Number(process.env.GATEWAY_BENCH_ROUNDS ?? 3);
+/** Seconds of each autocannon run, and rounds, each running every path once in a rotated order, so drift (warm-up, other load) hits all alike. */
+const loadShape = (opts: BenchOptions) => ({
+  seconds: Number(process.env.GATEWAY_BENCH_SECONDS ?? (opts.quick ? 1 : 3)),
+  rounds: Number(process.env.GATEWAY_BENCH_ROUNDS ?? (opts.quick ? 1 : 3)),
+  // A smoke run measures cold paths rather than spend a second warming each.
+  warm: !opts.quick,
+});
 const CONNECTIONS = Number(process.env.GATEWAY_BENCH_CONNECTIONS ?? 8);
 const BODY = '{"message":"x"}';
 
@@ -54,31 +59,35 @@ interface Run {
   errors: number;
 }
 
-async function load(url: string, headers: Record<string, string>, warm: boolean): Promise<Run> {
+async function load(url: string, headers: Record<string, string>, warm: boolean, seconds: number): Promise<Run> {
   const opts = { url, method: 'POST' as const, body: BODY, headers: { 'content-type': 'application/json', ...headers }, connections: CONNECTIONS };
   if (warm) await autocannon({ ...opts, duration: 1 }); // pools, JIT, the instance
-  const r = await autocannon({ ...opts, duration: SECONDS });
+  const r = await autocannon({ ...opts, duration: seconds });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors + r.timeouts };
 }
 
 const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** Each path once per round, the order rotated every round; the median of each figure. */
-async function interleaved(paths: Array<[string, string, Record<string, string>]>): Promise<Map<string, Run>> {
+async function interleaved(paths: Array<[string, string, Record<string, string>]>, { seconds, rounds, warm }: ReturnType<typeof loadShape>): Promise<Map<string, Run>> {
   const runs = new Map<string, Run[]>(paths.map(([n]) => [n, []]));
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < paths.length; i++) {
       const [name, url, headers] = paths[(i + round) % paths.length]!;
-      runs.get(name)!.push(await load(url, headers, round === 0));
+      runs.get(name)!.push(await load(url, headers, warm && round === 0, seconds));
     }
   }
   return new Map([...runs].map(([n, rs]) => [n, { rps: mid(rs.map((r) => r.rps)), p50: mid(rs.map((r) => r.p50)), p99: mid(rs.map((r) => r.p99)), errors: rs.reduce((a, r) => a + r.errors, 0) }]));
 }
 
-export async function gatewayBench(): Promise<Row[]> {
+export async function gatewayBench(opts: BenchOptions = { quick: false }): Promise<Row[]> {
+  const shape = loadShape(opts);
   const home = mkdtempSync(join(tmpdir(), 'platform-bench-gateway-'));
-  const d = await startDaemonProcess(home, { INVOKE_AUTH_REQUIRED: 'false', PLATFORM_SCALE_TO_ZERO_SECONDS: '3600', PLATFORM_RATE_LIMIT_BURST: '0' });
   const jwks = createServer();
+  await new Promise<void>((r) => jwks.listen(0, '127.0.0.1', r));
+  // The daemon fetches a jwks_uri only where its egress policy lets it: a loopback port is an exception to name.
+  const jwksAt = `127.0.0.1:${(jwks.address() as AddressInfo).port}`;
+  const d = await startDaemonProcess(home, { INVOKE_AUTH_REQUIRED: 'false', PLATFORM_SCALE_TO_ZERO_SECONDS: '3600', PLATFORM_RATE_LIMIT_BURST: '0', PLATFORM_EGRESS_ALLOW: jwksAt });
   let proxy: Server | undefined;
   try {
     const login = (await (await fetch(`${d.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BENCH_ADMIN) })).json()) as { token: string };
@@ -109,13 +118,12 @@ export async function gatewayBench(): Promise<Row[]> {
     const { privateKey, publicKey } = await generateKeyPair('ES256');
     const jwk = { ...(await exportJWK(publicKey)), kid: 'bench', alg: 'ES256' };
     jwks.on('request', (_req, res) => res.end(JSON.stringify({ keys: [jwk] })));
-    await new Promise<void>((r) => jwks.listen(0, '127.0.0.1', r));
     const jwt = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'bench' }).setIssuer('https://bench/').setAudience('bench').setSubject('b').setExpirationTime('1h').sign(privateKey);
 
     const gw = '/v1/projects/default/gateway/endpoints';
     await api('POST', gw, { name: 'open', target: { kind: 'function', name: 'echo' } });
     await api('POST', gw, { name: 'keyed', target: { kind: 'function', name: 'echo' }, auth: { mode: 'apikey' }, rate_limit: { requests: 1_000_000_000, unit: 'minute', key: 'api_key' } });
-    await api('POST', gw, { name: 'signed', target: { kind: 'function', name: 'echo' }, auth: { mode: 'jwt', jwt: { issuer: 'https://bench/', jwks_uri: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/`, audiences: ['bench'] } } });
+    await api('POST', gw, { name: 'signed', target: { kind: 'function', name: 'echo' }, auth: { mode: 'jwt', jwt: { issuer: 'https://bench/', jwks_uri: `http://${jwksAt}/`, audiences: ['bench'] } } });
     const key = (await api('POST', `${gw}/keyed/keys`, {})).secret as string;
     for (const n of ['open', 'keyed', 'signed']) await api('POST', `${gw}/${n}/publish`);
 
@@ -131,12 +139,12 @@ export async function gatewayBench(): Promise<Row[]> {
       ['none', `${d.url}/`, { host: gwHost('open') }],
       ['keyed', `${d.url}/`, { host: gwHost('keyed'), 'x-api-key': key }],
       ['signed', `${d.url}/`, { host: gwHost('signed'), authorization: `Bearer ${jwt}` }],
-    ]);
+    ], shape);
     const [direct, raw, none, keyed, signed] = (['direct', 'raw', 'none', 'keyed', 'signed'] as const).map((n) => m.get(n)!) as [Run, Run, Run, Run, Run];
 
     const rows: Row[] = [];
     const row = (name: string, r: Run, goal?: string) => {
-      rows.push({ bench: 'gateway', metric: `${name}: requests/s (${CONNECTIONS} connections, median of ${ROUNDS} x ${SECONDS} s)`, value: r.rps.toFixed(0), baseline: `raw proxy ${raw.rps.toFixed(0)}`, ratio: `${((r.rps / raw.rps) * 100).toFixed(0)}% of raw proxy`, goal });
+      rows.push({ bench: 'gateway', metric: `${name}: requests/s (${CONNECTIONS} connections, median of ${shape.rounds} x ${shape.seconds} s)`, value: r.rps.toFixed(0), baseline: `raw proxy ${raw.rps.toFixed(0)}`, ratio: `${((r.rps / raw.rps) * 100).toFixed(0)}% of raw proxy`, goal });
       rows.push({ bench: 'gateway', metric: `${name}: p50 / p99 latency, added over direct`, value: `${ms(r.p50)} / ${ms(r.p99)}`, baseline: `direct ${ms(direct.p50)} / ${ms(direct.p99)}`, ratio: `+${ms(r.p50 - direct.p50)} / +${ms(r.p99 - direct.p99)}`, goal: goal ? '< 1 ms added p50' : undefined });
       if (r.errors) rows.push({ bench: 'gateway', metric: `${name}: non-2xx or failed`, value: String(r.errors) });
     };
@@ -156,5 +164,5 @@ export async function gatewayBench(): Promise<Row[]> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { printTable } = await import('./lib.js');
-  printTable(await gatewayBench());
+  printTable(await gatewayBench(standaloneOptions()));
 }

@@ -10,20 +10,18 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { benchLogin, median, ms, percentile, samples, startDaemonProcess, stopDaemonProcess, type Row } from './lib.js';
+import { benchLogin, median, ms, percentile, samples, startDaemonProcess, stopDaemonProcess, type BenchOptions, type Row } from './lib.js';
 
-const CHUNKS = 10_000;
 const PER_ADD = 100;
-const QUERIES = 200;
 const DIMS = 256;
 
 /** A deterministic corpus: 2,000 made-up words, Zipf-like frequencies, 60 words a chunk. */
-function corpus(): string[] {
+function corpus(nChunks: number): string[] {
   let seed = 7;
   const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
   const words = Array.from({ length: 2000 }, (_, i) => `w${i.toString(36)}${'aeiou'[i % 5]}`);
   const pick = () => words[Math.floor(words.length * rand() ** 2)]!;
-  return Array.from({ length: CHUNKS }, () => Array.from({ length: 60 }, pick).join(' '));
+  return Array.from({ length: nChunks }, () => Array.from({ length: 60 }, pick).join(' '));
 }
 
 /** Hashes words onto DIMS axes: cheap, deterministic vectors with overlap between related texts. */
@@ -46,7 +44,8 @@ async function embeddingServer(): Promise<{ url: string; close(): void }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
 }
 
-async function run(label: string, env: Record<string, string>, texts: string[]): Promise<Row[]> {
+async function run(label: string, env: Record<string, string>, texts: string[], nQueries: number): Promise<Row[]> {
+  const nChunks = texts.length;
   const home = mkdtempSync(join(tmpdir(), 'platform-bench-knowledge-'));
   const d = await startDaemonProcess(home, env);
   try {
@@ -73,15 +72,15 @@ async function run(label: string, env: Record<string, string>, texts: string[]):
     const addMs = performance.now() - t0;
 
     let q = 0;
-    const queries = Array.from({ length: QUERIES }, (_, i) => texts[(i * 37) % texts.length]!.split(' ').slice(5, 8).join(' '));
-    const times = await samples(QUERIES, async () => {
-      const r = await fetch(`${d.url}/v1/agents/kb/knowledge?top_k=10&query=${encodeURIComponent(queries[q++ % QUERIES]!)}`, { headers: auth });
+    const queries = Array.from({ length: nQueries }, (_, i) => texts[(i * 37) % texts.length]!.split(' ').slice(5, 8).join(' '));
+    const times = await samples(nQueries, async () => {
+      const r = await fetch(`${d.url}/v1/agents/kb/knowledge?top_k=10&query=${encodeURIComponent(queries[q++ % nQueries]!)}`, { headers: auth });
       const body = (await r.json()) as { results: unknown[]; mode: string };
       if (r.status !== 200 || !body.results.length) throw new Error(`search: ${r.status} ${JSON.stringify(body)}`);
     });
     return [
-      { bench: 'knowledge', metric: `search p50 on ${CHUNKS.toLocaleString('en')} chunks, ${label} (top 10)`, value: `${ms(median(times))} (p95 ${ms(percentile(times, 95))})` },
-      { bench: 'knowledge', metric: `add ${CHUNKS.toLocaleString('en')} chunks, ${label} (${PER_ADD} a request)`, value: ms(addMs) },
+      { bench: 'knowledge', metric: `search p50 on ${nChunks.toLocaleString('en')} chunks, ${label} (top 10)`, value: `${ms(median(times))} (p95 ${ms(percentile(times, 95))})` },
+      { bench: 'knowledge', metric: `add ${nChunks.toLocaleString('en')} chunks, ${label} (${PER_ADD} a request)`, value: ms(addMs) },
     ];
   } finally {
     await stopDaemonProcess(d.pid);
@@ -89,12 +88,13 @@ async function run(label: string, env: Record<string, string>, texts: string[]):
   }
 }
 
-export async function knowledgeBench(): Promise<Row[]> {
-  const texts = corpus();
-  const rows = await run('BM25', {}, texts);
+export async function knowledgeBench(opts: BenchOptions = { quick: false }): Promise<Row[]> {
+  const texts = corpus(opts.quick ? 500 : 10_000);
+  const queries = opts.quick ? 50 : 200;
+  const rows = await run('BM25', {}, texts, queries);
   const stub = await embeddingServer();
   try {
-    rows.push(...(await run(`hybrid, ${DIMS} dims`, { PLATFORM_EMBED_BASE_URL: stub.url, PLATFORM_EMBED_MODEL: 'bench-hash' }, texts)));
+    rows.push(...(await run(`hybrid, ${DIMS} dims`, { PLATFORM_EMBED_BASE_URL: stub.url, PLATFORM_EMBED_MODEL: 'bench-hash' }, texts, queries)));
   } finally {
     stub.close();
   }

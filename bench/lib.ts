@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { formatTable, type Row } from './table.js';
 
 // What `platform daemon start` runs: the one-file bundle when the build made it.
 const BUNDLE = join(import.meta.dirname, '..', 'dist', 'daemon', 'daemon.bundle.js');
@@ -50,14 +51,8 @@ export async function benchLogin(url: string): Promise<string> {
   return ((await r.json()) as { token: string }).token;
 }
 
-export interface Row {
-  bench: string;
-  metric: string;
-  value: string;
-  baseline?: string;
-  ratio?: string;
-  goal?: string;
-}
+export type { Goal, Row } from './table.js';
+export type { BenchOptions } from './options.js';
 
 export const percentile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -80,12 +75,7 @@ export async function samples(n: number, fn: () => Promise<unknown>): Promise<nu
 }
 
 export function printTable(rows: Row[]): void {
-  const cols: (keyof Row)[] = ['bench', 'metric', 'value', 'baseline', 'ratio', 'goal'];
-  const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c] ?? '').length)));
-  const line = (vals: string[]) => `| ${vals.map((v, i) => v.padEnd(widths[i]!)).join(' | ')} |`;
-  console.log(line(cols.map(String)));
-  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-  for (const r of rows) console.log(line(cols.map((c) => String(r[c] ?? ''))));
+  for (const line of formatTable(rows)) console.log(line);
 }
 
 /** CPU time (user + sys, ms) a process has used so far, from /proc; undefined where there is none. */

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { open } from '../src/daemon/crypto/sealed.js';
-import { benchLogin, median, ms, percentile, ratio, samples, startDaemonProcess, type Row, stopDaemonProcess, dockerSkipReason } from './lib.js';
+import { benchLogin, median, ms, percentile, ratio, samples, startDaemonProcess, type BenchOptions, type Row, stopDaemonProcess, dockerSkipReason } from './lib.js';
 
 const ADD = `from platform_mcp import tool
 
@@ -82,29 +82,32 @@ async function publishToReady(d: Running, name: string, n: number): Promise<numb
 }
 
 /** The same function called in one Python process: the floor the endpoint is compared with. */
-function directPython(): number[] {
+function directPython(n: number): number[] {
   const script = `
 import time, json
 def add(a: int, b: int = 2) -> int:
     return a + b
 out = []
-for _ in range(2000):
+for _ in range(${n}):
     t = time.perf_counter(); add(1, 2); out.append((time.perf_counter() - t) * 1000)
 print(json.dumps(out))
 `;
   return JSON.parse(execFileSync('python3', ['-c', script], { encoding: 'utf8' })) as number[];
 }
 
-export async function mcpBench(): Promise<Row[]> {
+export async function mcpBench(opts: BenchOptions = { quick: false }): Promise<Row[]> {
   const rows: Row[] = [];
+  const q = opts.quick;
   const d = await start();
   try {
-    const publish = await publishToReady(d, 'bench', 5);
-    rows.push({ bench: 'mcp', metric: 'publish-to-ready, process driver, p50 of 5', value: ms(median(publish)), goal: '< 2000 ms' });
+    const versions = q ? 2 : 5;
+    const publish = await publishToReady(d, 'bench', versions);
+    rows.push({ bench: 'mcp', metric: `publish-to-ready, process driver, p50 of ${versions}`, value: ms(median(publish)), goal: '< 2000 ms' });
     const base = `/v1/projects/${d.project.id}/mcpservers/bench`;
-    const rollback = await samples(20, () => api(d, 'POST', `${base}/versions/${1 + Math.floor(Math.random() * 4)}:rollback`));
-    rows.push({ bench: 'mcp', metric: 'rollback (no build), p50 of 20', value: ms(median(rollback)), goal: '< 300 ms' });
-    await api(d, 'POST', `${base}/versions/5:rollback`);
+    const nRollback = q ? 5 : 20;
+    const rollback = await samples(nRollback, () => api(d, 'POST', `${base}/versions/${1 + Math.floor(Math.random() * (versions - 1))}:rollback`));
+    rows.push({ bench: 'mcp', metric: `rollback (no build), p50 of ${nRollback}`, value: ms(median(rollback)), goal: '< 300 ms' });
+    await api(d, 'POST', `${base}/versions/${versions}:rollback`);
     const url = `${d.internal}/mcp/${d.project.short}/bench/mcp`;
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${bearer(d, 'bench')}` };
     const rpc = (method: string, params?: unknown) => async () => {
@@ -112,9 +115,9 @@ export async function mcpBench(): Promise<Row[]> {
       await r.body.text();
     };
     const call = rpc('tools/call', { name: 'add', arguments: { a: 1, b: 2 } });
-    await samples(200, call);
-    const warm = await samples(2000, call);
-    const direct = directPython();
+    await samples(q ? 50 : 200, call);
+    const warm = await samples(q ? 300 : 2000, call);
+    const direct = directPython(q ? 300 : 2000);
     rows.push({
       bench: 'mcp',
       metric: 'warm tools/call through the endpoint, p50',
@@ -124,16 +127,16 @@ export async function mcpBench(): Promise<Row[]> {
       goal: '< 2 ms',
     });
     rows.push({ bench: 'mcp', metric: 'warm tools/call through the endpoint, p99', value: ms(percentile(warm, 99)) });
-    const list = await samples(1000, rpc('tools/list'));
+    const list = await samples(q ? 100 : 1000, rpc('tools/list'));
     rows.push({ bench: 'mcp', metric: 'tools/list through the endpoint, p50', value: ms(median(list)) });
   } finally {
     await stop(d);
     rmSync(d.home, { recursive: true, force: true });
   }
   const image = process.env.PLATFORM_DOCKER_IMAGE_PYTHON || 'platform-python:local';
-  const why = await dockerSkipReason(image);
+  const why = q ? 'quick mode (docker builds and cold starts take minutes)' : await dockerSkipReason(image);
   if (why) {
-    rows.push({ bench: 'mcp', metric: 'publish-to-ready, docker driver', value: `SKIPPED: ${why}` });
+    rows.push({ bench: 'mcp', metric: 'publish-to-ready, docker driver', skipped: why });
     return rows;
   }
   const dd = await start({ PLATFORM_DRIVER: 'docker', PLATFORM_DOCKER_IMAGE_PYTHON: image });

@@ -15,15 +15,9 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import { Agent, request } from 'undici';
-import { percentile as pct, printTable, processCpuMs, type Row } from './lib.js';
+import { percentile as pct, printTable, processCpuMs, type BenchOptions, type Row } from './lib.js';
+import { knob, standaloneOptions } from './options.js';
 
-const arg = (name: string, d: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : d;
-};
-// 100,000 messages (1,000 publish requests): with 20,000 most of the run is the daemon's warm-up
-// (its first ~100 requests cost 2-3x, before V8 has optimized the path), not its steady state.
-const N = arg('messages', 100_000);
 const CONSUMERS = 4;
 const ADMIN = { email: 'bench@example.test', password: 'Bench-Password-123' };
 const BODY = 'x'.repeat(100);
@@ -36,7 +30,12 @@ const mark = (phase: string) => {
 const rate = (n: number, ms: number) => n / (ms / 1000);
 const fmt = (x: number) => (x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(2));
 
-export async function messagingBench(): Promise<Row[]> {
+export async function messagingBench(opts: BenchOptions = { quick: false }): Promise<Row[]> {
+  // 100,000 messages (1,000 publish requests): with 20,000 most of the run is the daemon's warm-up
+  // (its first ~100 requests cost 2-3x, before V8 has optimized the path), not its steady state.
+  // Quick mode's 5,000 therefore measure mostly the warm-up: a smoke run, not the figure.
+  const N = knob('messages', 5000, 100_000, opts);
+  const latencyRounds = opts.quick ? 100 : 500;
   const home = mkdtempSync(join(tmpdir(), 'platform-bench-msg-'));
   // The daemon runs as its own process, as redis-server does, so both baselines are measured
   // from the same client process over loopback.
@@ -116,7 +115,7 @@ export async function messagingBench(): Promise<Row[]> {
     // waiting when the message is published; the time runs from the publish call to the delivery.
     await topic('lat', [{ name: 'rx' }]);
     const latencies: number[] = [];
-    for (let i = 0; i < 500; i++) {
+    for (let i = 0; i < latencyRounds; i++) {
       const waiting = api('POST', `${T}/lat/subscriptions/rx:pull`, { max_messages: 100, timeout_ms: 5000 });
       await new Promise((r) => setTimeout(r, 1)); // let the long poll reach the daemon
       const s = performance.now();
@@ -130,7 +129,7 @@ export async function messagingBench(): Promise<Row[]> {
     mark('push');
     let received = 0;
     let allIn: () => void = () => {};
-    const PUSH_N = Math.min(N, 5_000);
+    const PUSH_N = Math.min(N, opts.quick ? 1000 : 5_000);
     const done = new Promise<void>((r) => (allIn = r));
     const receiver = createServer((req, res) => {
       req.resume();
@@ -151,7 +150,7 @@ export async function messagingBench(): Promise<Row[]> {
 
     // Baselines.
     const sqlite = sqliteBaseline(home, N);
-    const rs = redis ? await redisBaseline(redis.port, N) : undefined;
+    const rs = redis ? await redisBaseline(redis.port, N, latencyRounds) : undefined;
 
     const pubRate = rate(published, publishMs);
     const pullRate = rate(consumed, pullMs);
@@ -260,7 +259,7 @@ async function startRedis(): Promise<{ child: ChildProcess; port: number } | und
 }
 
 /** Redis streams through the same client process: XADD pipelines of 100, XREADGROUP+XACK, latency. */
-async function redisBaseline(port: number, n: number) {
+async function redisBaseline(port: number, n: number, latencyRounds: number) {
   const r = new Redis({ port });
   const c = new Redis({ port });
   await r.xgroup('CREATE', 's', 'g', '$', 'MKSTREAM');
@@ -289,7 +288,7 @@ async function redisBaseline(port: number, n: number) {
   const readRate = rate(read, performance.now() - t);
   await r.xgroup('CREATE', 'l', 'g', '$', 'MKSTREAM');
   const lat: number[] = [];
-  for (let i = 0; i < 500; i++) {
+  for (let i = 0; i < latencyRounds; i++) {
     const waiting = c.xreadgroup('GROUP', 'g', 'c', 'COUNT', 100, 'BLOCK', 1000, 'STREAMS', 'l', '>') as Promise<[string, [string, string[]][]][] | null>;
     await new Promise((res) => setTimeout(res, 1)); // as for the daemon: let the read reach the server
     const s = performance.now();
@@ -304,5 +303,5 @@ async function redisBaseline(port: number, n: number) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  printTable(await messagingBench());
+  printTable(await messagingBench(standaloneOptions()));
 }

@@ -14,12 +14,11 @@ import { promisify } from 'node:util';
 import { ApiClient } from '../src/client/api-client.js';
 import { testCa } from '../test/helpers/test-ca.js';
 import { freePort } from '../test/server/helpers.js';
-import { BENCH_ADMIN, benchLogin, median, ms, percentile, ratio, samples, startDaemonProcess, stopDaemonProcess, timeIt, type Row } from './lib.js';
+import { BENCH_ADMIN, benchLogin, median, ms, percentile, ratio, samples, startDaemonProcess, stopDaemonProcess, timeIt, type BenchOptions, type Row } from './lib.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
 const BIN = join(root, 'bin', 'run.js');
-const INVOKES = 200;
 const CLI_RUNS = 15;
 // Lifted so the bench measures the path, not the throttles.
 const UNTHROTTLED = { PLATFORM_SIGNIN_LIMIT_PER_IP: '100000', PLATFORM_SIGNIN_LIMIT_PER_ACCOUNT: '100000', PLATFORM_RATE_LIMIT_BURST: '0' };
@@ -49,7 +48,8 @@ async function startTlsServer(home: string, cert: string, key: string, caFile: s
   throw new Error('server start did not become healthy within 60 s');
 }
 
-export async function remoteBench(): Promise<Row[]> {
+export async function remoteBench(opts: BenchOptions = { quick: false }): Promise<Row[]> {
+  const invokes = opts.quick ? 30 : 200;
   const rows: Row[] = [];
   const work = mkdtempSync(join(tmpdir(), 'platform-bench-remote-'));
   const ca = testCa(work);
@@ -76,16 +76,21 @@ export async function remoteBench(): Promise<Row[]> {
     const overTls = new ApiClient(server.public, token, { ca: readFileSync(ca.caFile, 'utf8') });
     const overHttp = new ApiClient(server.loopback, token);
     const invoke = (c: ApiClient) => c.request('POST', '/v1/agents/hello/invoke', { query: { project: 'default' }, body: { message: 'bench' }, waitSeconds: 60 }).then((r) => r.json());
-    for (let i = 0; i < 20; i++) await Promise.all([invoke(overTls), invoke(overHttp)]);
+    for (let i = 0; i < (opts.quick ? 5 : 20); i++) await Promise.all([invoke(overTls), invoke(overHttp)]);
     // Interleaved, so drift (the other helpers' load on the machine) falls on both alike.
     const tls: number[] = [];
     const http: number[] = [];
-    for (let i = 0; i < INVOKES; i++) {
+    for (let i = 0; i < invokes; i++) {
       tls.push(await timeIt(() => invoke(overTls)));
       http.push(await timeIt(() => invoke(overHttp)));
     }
-    rows.push({ bench: 'remote', metric: `warm invoke over TLS p50 / p99 (${INVOKES})`, value: `${ms(percentile(tls, 50))} / ${ms(percentile(tls, 99))}`, baseline: `loopback http p50 ${ms(percentile(http, 50))}`, ratio: ratio(percentile(tls, 50), percentile(http, 50)) });
+    rows.push({ bench: 'remote', metric: `warm invoke over TLS p50 / p99 (${invokes})`, value: `${ms(percentile(tls, 50))} / ${ms(percentile(tls, 99))}`, baseline: `loopback http p50 ${ms(percentile(http, 50))}`, ratio: ratio(percentile(tls, 50), percentile(http, 50)) });
 
+    if (opts.quick) {
+      // Three CLI homes signed in and a dozen CLI runs take half a minute on a loaded machine.
+      rows.push({ bench: 'remote', metric: 'CLI commands over a remote context vs a local daemon and node -e 0', skipped: 'quick mode' });
+      return rows;
+    }
     // The same commands against a local daemon (the local context, signed in as core.ts does).
     const localHome = join(work, 'cli-local');
     const local = await startDaemonProcess(localHome);

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dockerSkipReason, median, ms, percentile, ratio, samples, startDaemonProcess, stopDaemonProcess, type Row } from './lib.js';
+import { dockerSkipReason, median, ms, percentile, ratio, samples, startDaemonProcess, stopDaemonProcess, type BenchOptions, type Row } from './lib.js';
 
 const IMAGE = process.env.PLATFORM_SANDBOX_IMAGE || 'platform-python:local';
 const CLIENTS = 3;
@@ -76,7 +76,7 @@ const hostPython = () =>
     p.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`python3 exited ${code}`))));
   });
 
-async function modeRows(mode: 'process' | 'docker', floor: { p50: number; perSecond: number }, n: number): Promise<Row[]> {
+async function modeRows(mode: 'process' | 'docker', floor: { p50: number; perSecond: number }, n: number, throughputSeconds: number): Promise<Row[]> {
   const bench = `sandbox (${mode})`;
   const warmD = await start(mode, 3);
   let warm: number[];
@@ -91,7 +91,7 @@ async function modeRows(mode: 'process' | 'docker', floor: { p50: number; perSec
       warm.push(...(await samples(1, () => execute(warmD))));
     }
     await waitWarm(warmD, 3);
-    perSecond = await throughput(CLIENTS, mode === 'process' ? 8 : 10, () => execute(warmD));
+    perSecond = await throughput(CLIENTS, throughputSeconds, () => execute(warmD));
   } finally {
     await stop(warmD);
   }
@@ -111,18 +111,19 @@ async function modeRows(mode: 'process' | 'docker', floor: { p50: number; perSec
   ];
 }
 
-export async function sandboxBench(): Promise<Row[]> {
-  const n = Number(process.env.SANDBOX_BENCH_SAMPLES ?? 60);
+export async function sandboxBench(opts: BenchOptions = { quick: false }): Promise<Row[]> {
+  const q = opts.quick;
+  const n = Number(process.env.SANDBOX_BENCH_SAMPLES ?? (q ? 6 : 60));
   await hostPython();
   const hostSamples = await samples(n, hostPython);
-  const floor = { p50: median(hostSamples), perSecond: await throughput(CLIENTS, 5, hostPython) };
+  const floor = { p50: median(hostSamples), perSecond: await throughput(CLIENTS, q ? 1 : 5, hostPython) };
   const rows: Row[] = [
     { bench: 'sandbox (floor)', metric: `${FLOOR_PYTHON} -c "print(1)" on the host p50`, value: ms(floor.p50), baseline: '', ratio: '', goal: '' },
     { bench: 'sandbox (floor)', metric: `${FLOOR_PYTHON} -c "print(1)" on the host p99`, value: ms(percentile(hostSamples, 99)), baseline: '', ratio: '', goal: '' },
   ];
-  rows.push(...(await modeRows('process', floor, n)));
-  const skip = await dockerSkipReason(IMAGE);
-  if (skip) rows.push({ bench: 'sandbox (docker)', metric: 'skipped', value: skip });
-  else rows.push(...(await modeRows('docker', floor, Math.ceil(n / 2))));
+  rows.push(...(await modeRows('process', floor, n, q ? 1 : 8)));
+  const skip = q ? 'quick mode (docker builds and cold starts take minutes)' : await dockerSkipReason(IMAGE);
+  if (skip) rows.push({ bench: 'sandbox (docker)', metric: 'every docker row', skipped: skip });
+  else rows.push(...(await modeRows('docker', floor, Math.ceil(n / 2), 10)));
   return rows;
 }

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { c as tarCreate } from 'tar';
 import { Pool, request, type Dispatcher } from 'undici';
-import { benchLogin, median, ms, percentile, processCpuMs, ratio, startDaemonProcess, type Row, stopDaemonProcess, dockerSkipReason } from './lib.js';
+import { benchLogin, median, ms, percentile, processCpuMs, ratio, startDaemonProcess, type BenchOptions, type Row, stopDaemonProcess, dockerSkipReason } from './lib.js';
 
 /** Answers every request with its own port; no logging, so the bench measures the path, not stdout. */
 const SERVER_JS = `const http = require('node:http');
@@ -24,7 +24,6 @@ http.createServer((req, res) => { const ms = Number(new URL(req.url, 'http://x')
   .listen(port, '127.0.0.1', () => console.log('listening on ' + port));
 `;
 const IDLE_SECONDS = '1';
-const THROUGHPUT_MS = 3000;
 const CONNECTIONS = 16;
 
 interface Running {
@@ -130,12 +129,12 @@ async function latencies(n: number, origin: string, host?: string): Promise<numb
   return out;
 }
 
-/** Requests per second over CONNECTIONS keep-alive connections for THROUGHPUT_MS; answers other than 200 are counted apart. */
-async function throughput(origin: string, host?: string, path = '/'): Promise<{ rps: number; failed: number }> {
+/** Requests per second over CONNECTIONS keep-alive connections for `durationMs`; answers other than 200 are counted apart. */
+async function throughput(durationMs: number, origin: string, host?: string, path = '/'): Promise<{ rps: number; failed: number }> {
   const pool = new Pool(origin, { connections: CONNECTIONS, pipelining: 1, ...(origin === DOOR_ORIGIN ? { socketPath: door!.socketPath } : {}) });
   let done = 0;
   let failed = 0;
-  const end = performance.now() + THROUGHPUT_MS;
+  const end = performance.now() + durationMs;
   const worker = async () => {
     while (performance.now() < end) {
       const r = await pool.request({ path, method: 'GET', headers: host ? { host } : {} });
@@ -164,21 +163,24 @@ async function coldStarts(d: Running, name: string, n: number): Promise<number[]
   return out;
 }
 
-async function processRows(): Promise<Row[]> {
+async function processRows(opts: BenchOptions): Promise<Row[]> {
   const rows: Row[] = [];
+  const q = opts.quick;
+  const throughputMs = q ? 1000 : 3000;
   const d = await start();
   try {
     const image = await uploadSource(d, { 'index.js': SERVER_JS });
     // Create-to-ready of a source folder: the process starts and answers its port.
     const createToReady: number[] = [];
-    for (let i = 0; i < 3; i++) {
+    const nReady = q ? 1 : 3;
+    for (let i = 0; i < nReady; i++) {
       const t = performance.now();
       await api(d, 'POST', '', { name: `ready${i}`, image, publish: { enabled: true } });
       await waitReady(d, `ready${i}`);
       createToReady.push(performance.now() - t);
       await api(d, 'DELETE', `/ready${i}`);
     }
-    rows.push({ bench: 'serverless', metric: 'create-to-ready, source folder as a process, p50 of 3', value: ms(median(createToReady)) });
+    rows.push({ bench: 'serverless', metric: `create-to-ready, source folder as a process, p50 of ${nReady}`, value: ms(median(createToReady)) });
 
     // One warm instance, so the router and the direct calls reach the same process.
     await api(d, 'POST', '', { name: 'warm', image, publish: { enabled: true }, scaling: { min_scale: 1, max_scale: 1, container_concurrency: 0 } });
@@ -188,10 +190,10 @@ async function processRows(): Promise<Row[]> {
     const socketPath = doorSocket(d);
     door = { socketPath, dispatcher: new Pool(DOOR_ORIGIN, { socketPath }) };
     const direct = DOOR_ORIGIN;
-    await latencies(300, origin, host);
-    await latencies(300, direct);
-    const viaRouter = await latencies(2000, origin, host);
-    const viaDirect = await latencies(2000, direct);
+    await latencies(q ? 50 : 300, origin, host);
+    await latencies(q ? 50 : 300, direct);
+    const viaRouter = await latencies(q ? 300 : 2000, origin, host);
+    const viaDirect = await latencies(q ? 300 : 2000, direct);
     rows.push({
       bench: 'serverless',
       metric: 'warm request through the router, p50',
@@ -202,9 +204,9 @@ async function processRows(): Promise<Row[]> {
     rows.push({ bench: 'serverless', metric: 'added latency of the router, p50', value: ms(median(viaRouter) - median(viaDirect)), goal: '< 1 ms' });
     rows.push({ bench: 'serverless', metric: 'added latency of the router, p99', value: ms(percentile(viaRouter, 99) - percentile(viaDirect, 99)) });
     const cpuBefore = processCpuMs(d.pid);
-    const viaRouterRps = await throughput(origin, host);
+    const viaRouterRps = await throughput(throughputMs, origin, host);
     const cpuAfter = processCpuMs(d.pid);
-    const directRps = await throughput(direct);
+    const directRps = await throughput(throughputMs, direct);
     const failures = viaRouterRps.failed + directRps.failed ? ` (answers other than 200: ${viaRouterRps.failed} routed, ${directRps.failed} direct)` : '';
     rows.push({
       bench: 'serverless',
@@ -215,13 +217,13 @@ async function processRows(): Promise<Row[]> {
       goal: '>= 0.80x',
     });
     if (cpuBefore !== undefined && cpuAfter !== undefined) {
-      const served = (viaRouterRps.rps * THROUGHPUT_MS) / 1000;
+      const served = (viaRouterRps.rps * throughputMs) / 1000;
       // Where the hop's time goes on a small machine: the daemon's one thread per routed request.
       rows.push({ bench: 'serverless', metric: 'daemon CPU per routed request (during the throughput run)', value: ms((cpuAfter - cpuBefore) / served) });
     }
     // The same with a handler that works 5 ms per request, as real ones do: the hop's share shrinks.
-    const slowRouter = await throughput(origin, host, '/?ms=5');
-    const slowDirect = await throughput(direct, undefined, '/?ms=5');
+    const slowRouter = await throughput(throughputMs, origin, host, '/?ms=5');
+    const slowDirect = await throughput(throughputMs, direct, undefined, '/?ms=5');
     rows.push({
       bench: 'serverless',
       metric: `throughput through the router, ${CONNECTIONS} connections, 5 ms handler`,
@@ -233,8 +235,9 @@ async function processRows(): Promise<Row[]> {
     await api(d, 'POST', '', { name: 'cold', image, publish: { enabled: true } });
     await waitReady(d, 'cold');
     await get(origin, routerTarget(d, 'cold').host);
-    const cold = await coldStarts(d, 'cold', 5);
-    rows.push({ bench: 'serverless', metric: 'cold start from zero, process (first request), p50 of 5', value: ms(median(cold)), goal: '< 300 ms' });
+    const nCold = q ? 1 : 5;
+    const cold = await coldStarts(d, 'cold', nCold);
+    rows.push({ bench: 'serverless', metric: `cold start from zero, process (first request), p50 of ${nCold}`, value: ms(median(cold)), goal: '< 300 ms' });
   } finally {
     await stop(d);
     rmSync(d.home, { recursive: true, force: true });
@@ -242,10 +245,10 @@ async function processRows(): Promise<Row[]> {
   return rows;
 }
 
-async function dockerRows(): Promise<Row[]> {
+async function dockerRows(opts: BenchOptions): Promise<Row[]> {
   const image = process.env.PLATFORM_DOCKER_IMAGE_NODE || 'platform-node:local';
-  const why = await dockerSkipReason(image);
-  if (why) return [{ bench: 'serverless', metric: 'cold start and create-to-ready, docker', value: `SKIPPED: ${why}` }];
+  const why = opts.quick ? 'quick mode (docker builds and cold starts take minutes)' : await dockerSkipReason(image);
+  if (why) return [{ bench: 'serverless', metric: 'cold start and create-to-ready, docker', skipped: why }];
   const rows: Row[] = [];
   const d = await start({ PLATFORM_DRIVER: 'docker' });
   try {
@@ -266,13 +269,13 @@ async function dockerRows(): Promise<Row[]> {
   return rows;
 }
 
-export async function serverlessBench(): Promise<Row[]> {
+export async function serverlessBench(opts: BenchOptions = { quick: false }): Promise<Row[]> {
   const rows: Row[] = [];
   for (const part of [processRows, dockerRows]) {
     try {
-      rows.push(...(await part()));
+      rows.push(...(await part(opts)));
     } catch (e) {
-      rows.push({ bench: 'serverless', metric: part === processRows ? 'process rows' : 'docker rows', value: `FAILED: ${(e as Error).message.split('\n')[0]!.slice(0, 160)}` });
+      rows.push({ bench: 'serverless', metric: part === processRows ? 'process rows' : 'docker rows', error: (e as Error).message.split('\n')[0]!.slice(0, 160) });
     }
   }
   return rows;

@@ -10,13 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
-import { BENCH_ADMIN, median, ms, ratio, samples, startDaemonProcess, stopDaemonProcess, type Row } from './lib.js';
+import { BENCH_ADMIN, median, ms, ratio, samples, startDaemonProcess, stopDaemonProcess, type BenchOptions, type Row } from './lib.js';
 
 const run = promisify(execFile);
 const BIN = join(import.meta.dirname, '..', 'bin', 'run.js');
-const RUNS = 5;
-/** How long the dashboard runs (refreshing every second) before its peak RSS is read. */
-const WATCH_MS = 4000;
 
 const maxRssKb = async (args: string[], env: NodeJS.ProcessEnv): Promise<number> => {
   const { stderr } = await run('/usr/bin/time', ['-f', 'maxrss=%M', process.execPath, ...args], { env });
@@ -31,7 +28,7 @@ interface Paint {
 }
 
 /** One dashboard run in a 100x30 pseudo-terminal: times to the header and to the data, then q and its peak RSS. */
-function paint(env: NodeJS.ProcessEnv): Promise<Paint> {
+function paint(env: NodeJS.ProcessEnv, watchMs: number): Promise<Paint> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const cmd = `stty cols 100 rows 30; exec /usr/bin/time -f maxrss=%M ${process.execPath} ${BIN} status --interval 1`;
@@ -44,7 +41,7 @@ function paint(env: NodeJS.ProcessEnv): Promise<Paint> {
       if (!header && out.includes('platform status ·')) header = performance.now() - t0;
       if (!data && out.includes('project default ·') && out.includes('agents/functions (')) {
         data = performance.now() - t0;
-        setTimeout(() => child.stdin.write('q'), WATCH_MS);
+        setTimeout(() => child.stdin.write('q'), watchMs);
       }
     });
     child.on('exit', (code) => {
@@ -55,7 +52,10 @@ function paint(env: NodeJS.ProcessEnv): Promise<Paint> {
   });
 }
 
-export async function statusBench(): Promise<Row[]> {
+export async function statusBench(opts: BenchOptions = { quick: false }): Promise<Row[]> {
+  const runs = opts.quick ? 1 : 5;
+  /** How long the dashboard runs (refreshing every second) before its peak RSS is read. */
+  const watchMs = opts.quick ? 1000 : 4000;
   const home = mkdtempSync(join(tmpdir(), 'platform-bench-status-'));
   const daemon = await startDaemonProcess(home);
   const env = { ...process.env, PLATFORM_HOME: home, PLATFORM_NO_KEYCHAIN: '1', NO_COLOR: '', CI: '0' };
@@ -68,21 +68,21 @@ export async function statusBench(): Promise<Row[]> {
     await run(process.execPath, [BIN, 'topics', 'create', 'orders'], { env });
     await run(process.execPath, [BIN, 'subscriptions', 'create', 'orders', 'workers'], { env });
 
-    const node = await samples(RUNS, () => run(process.execPath, ['-e', '0']));
+    const node = await samples(runs, () => run(process.execPath, ['-e', '0']));
     const nodeRss = await maxRssKb(['-e', '0'], env);
     const paints: Paint[] = [];
-    for (let i = 0; i < RUNS; i++) paints.push(await paint(env));
-    const json = await samples(RUNS, () => run(process.execPath, [BIN, 'status', '--json'], { env }));
+    for (let i = 0; i < runs; i++) paints.push(await paint(env, watchMs));
+    const json = await samples(runs, () => run(process.execPath, [BIN, 'status', '--json'], { env }));
     const jsonRss = await maxRssKb([BIN, 'status', '--json'], env);
     const header = median(paints.map((p) => p.header));
     const data = median(paints.map((p) => p.data));
     const rss = median(paints.map((p) => p.rssKb));
     const baseline = `node -e 0 ${ms(median(node))}`;
     return [
-      { bench: 'status', metric: `first paint: spawn to header (median of ${RUNS})`, value: ms(header), baseline, ratio: ratio(header, median(node)), goal: '' },
-      { bench: 'status', metric: `first paint with the project's data (median of ${RUNS})`, value: ms(data), baseline, ratio: ratio(data, median(node)), goal: '' },
-      { bench: 'status', metric: `dashboard peak RSS after ${WATCH_MS / 1000} s of 1 s refreshes`, value: mb(rss), baseline: `node -e 0 ${mb(nodeRss)}`, ratio: ratio(rss, nodeRss), goal: '' },
-      { bench: 'status', metric: `status --json (median of ${RUNS})`, value: ms(median(json)), baseline, ratio: ratio(median(json), median(node)), goal: '' },
+      { bench: 'status', metric: `first paint: spawn to header (median of ${runs})`, value: ms(header), baseline, ratio: ratio(header, median(node)), goal: '' },
+      { bench: 'status', metric: `first paint with the project's data (median of ${runs})`, value: ms(data), baseline, ratio: ratio(data, median(node)), goal: '' },
+      { bench: 'status', metric: `dashboard peak RSS after ${watchMs / 1000} s of 1 s refreshes`, value: mb(rss), baseline: `node -e 0 ${mb(nodeRss)}`, ratio: ratio(rss, nodeRss), goal: '' },
+      { bench: 'status', metric: `status --json (median of ${runs})`, value: ms(median(json)), baseline, ratio: ratio(median(json), median(node)), goal: '' },
       { bench: 'status', metric: 'status --json peak RSS', value: mb(jsonRss), baseline: `node -e 0 ${mb(nodeRss)}`, ratio: ratio(jsonRss, nodeRss), goal: '' },
     ];
   } finally {

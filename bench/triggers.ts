@@ -12,21 +12,19 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { c as tarCreate } from 'tar';
 import { Agent, request } from 'undici';
-import { benchLogin, percentile, ms, ratio, startDaemonProcess, stopDaemonProcess, type Row } from './lib.js';
+import { benchLogin, percentile, ms, ratio, startDaemonProcess, stopDaemonProcess, type BenchOptions, type Row } from './lib.js';
+import { knob, standaloneOptions } from './options.js';
 
-const arg = (name: string, d: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : d;
-};
-const SECONDS = arg('seconds', 15);
 const SCHEDULES = 20;
-const MESSAGES = arg('messages', 3000);
 const CONCURRENCY = 16;
-const OBJECTS = 50;
 
 const FN_JS = `module.exports.handle = function handle(event) { return { ok: true }; };\n`;
 
-export async function triggersBench(): Promise<Row[]> {
+export async function triggersBench(opts: BenchOptions = { quick: false }): Promise<Row[]> {
+  const seconds = knob('seconds', 2, 15, opts);
+  const messages = knob('messages', 300, 3000, opts);
+  const objects = opts.quick ? 10 : 50;
+  const copies = opts.quick ? 5 : 20;
   const home = mkdtempSync(join(tmpdir(), 'platform-bench-trg-'));
   const d = await startDaemonProcess(home, { PLATFORM_PUBSUB_PUSH_CONCURRENCY: String(CONCURRENCY), PLATFORM_TRIGGERS_OBJECT_SETTLE_MS: '50', INVOKE_AUTH_REQUIRED: 'false' });
   const agent = new Agent({ connections: CONCURRENCY * 2, keepAliveTimeout: 30_000 });
@@ -60,7 +58,7 @@ export async function triggersBench(): Promise<Row[]> {
     for (let i = 0; i < SCHEDULES; i++) {
       await api('POST', `${base}/triggers`, { name: `tick-${i}`, target: { service: 'fn' }, source: { type: 'schedule', schedule: { cron: '* * * * * *', payload: '{"tick":true}' } } });
     }
-    await new Promise((r) => setTimeout(r, SECONDS * 1000));
+    await new Promise((r) => setTimeout(r, seconds * 1000));
     const jitter: number[] = [];
     for (let i = 0; i < SCHEDULES; i++) {
       const t = await api('GET', `${base}/triggers/tick-${i}`);
@@ -82,9 +80,9 @@ export async function triggersBench(): Promise<Row[]> {
     let next = 0;
     const t0 = performance.now();
     await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      while (next++ < MESSAGES) await invoke();
+      while (next++ < messages) await invoke();
     }));
-    const directRate = MESSAGES / ((performance.now() - t0) / 1000);
+    const directRate = messages / ((performance.now() - t0) / 1000);
 
     // ---- pubsub trigger throughput ----
     await api('POST', `${base}/topics`, { name: 'bench' });
@@ -99,8 +97,8 @@ export async function triggersBench(): Promise<Row[]> {
       await new Promise((r) => setTimeout(r, 20));
     }
     const t1 = performance.now();
-    for (let i = 0; i < MESSAGES; i += 100) {
-      const batch = Array.from({ length: Math.min(100, MESSAGES - i) }, (_, j) => ({ text: JSON.stringify({ n: i + j }), attributes: { datacontenttype: 'application/json' } }));
+    for (let i = 0; i < messages; i += 100) {
+      const batch = Array.from({ length: Math.min(100, messages - i) }, (_, j) => ({ text: JSON.stringify({ n: i + j }), attributes: { datacontenttype: 'application/json' } }));
       await api('POST', `${base}/topics/bench:publish`, { messages: batch });
     }
     for (;;) {
@@ -108,30 +106,30 @@ export async function triggersBench(): Promise<Row[]> {
       if (s.backlog === 0 && s.unacknowledged === 0) break;
       await new Promise((r) => setTimeout(r, 10));
     }
-    const pubsubRate = MESSAGES / ((performance.now() - t1) / 1000);
+    const pubsubRate = messages / ((performance.now() - t1) / 1000);
     const failed = (await api('GET', `${base}/triggers/on-bench`)).firings.filter((f: any) => f.status !== 'succeeded').length;
     rows.push(
-      { bench: 'triggers', metric: `pubsub trigger deliveries/s (${MESSAGES} messages, ${CONCURRENCY} in flight)`, value: Math.round(pubsubRate).toString(), baseline: `${Math.round(directRate)} direct invoke/s`, ratio: ratio(pubsubRate, directRate), goal: '>= 0.70x' },
+      { bench: 'triggers', metric: `pubsub trigger deliveries/s (${messages} messages, ${CONCURRENCY} in flight)`, value: Math.round(pubsubRate).toString(), baseline: `${Math.round(directRate)} direct invoke/s`, ratio: ratio(pubsubRate, directRate), goal: '>= 0.70x' },
     );
     if (failed) rows.push({ bench: 'triggers', metric: 'pubsub firings not succeeded (last 100 kept)', value: String(failed) });
 
     // ---- object arrival to delivery ----
     await api('POST', `${base}/triggers`, { name: 'on-object', target: { service: 'fn' }, source: { type: 'objectstore', objectstore: { bucket: 'bench' } } });
     const viaPut: number[] = [];
-    for (let i = 0; i < OBJECTS; i++) {
+    for (let i = 0; i < objects; i++) {
       const start = Date.now();
       await api('PUT', `${base}/buckets/bench/objects/put-${i}.json`, undefined, JSON.stringify({ i }));
       viaPut.push(await deliveredAt(api, `${base}/triggers/on-object`, `put-${i}`, start));
     }
     const viaCopy: number[] = [];
     const dir = join(home, 'objects', project.short, 'bench');
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < copies; i++) {
       const start = Date.now();
       writeFileSync(join(dir, `copy-${i}.json`), JSON.stringify({ i }));
       viaCopy.push(await deliveredAt(api, `${base}/triggers/on-object`, `copy-${i}`, start));
     }
     rows.push(
-      { bench: 'triggers', metric: `object put to delivered p50 (${OBJECTS} objects)`, value: ms(percentile(viaPut, 50)) },
+      { bench: 'triggers', metric: `object put to delivered p50 (${objects} objects)`, value: ms(percentile(viaPut, 50)) },
       { bench: 'triggers', metric: 'object put to delivered p99', value: ms(percentile(viaPut, 99)) },
       { bench: 'triggers', metric: 'file copy to delivered p50 (watcher, 50 ms settle)', value: ms(percentile(viaCopy, 50)) },
       { bench: 'triggers', metric: 'file copy to delivered p99', value: ms(percentile(viaCopy, 99)) },
@@ -170,5 +168,5 @@ async function deployFunction(url: string, token: string, home: string): Promise
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { printTable } = await import('./lib.js');
-  printTable(await triggersBench());
+  printTable(await triggersBench(standaloneOptions()));
 }

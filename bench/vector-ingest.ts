@@ -16,7 +16,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { benchLogin, percentile, startDaemonProcess, stopDaemonProcess, type Row } from './lib.js';
+import { benchLogin, percentile, startDaemonProcess, stopDaemonProcess, type BenchOptions, type Row } from './lib.js';
+import { standaloneOptions } from './options.js';
+import { thousands } from './table.js';
 import { bruteForce, dataset } from './vector-data.js';
 
 const arg = (name: string, d: string) => {
@@ -152,8 +154,8 @@ async function measure(main: string | undefined, n: number, withRecall: boolean,
 
 const f = (x: number, d = 2) => x.toFixed(d);
 
-export async function vectorIngestBench(): Promise<Row[]> {
-  const n = Number(arg('ingest-points', process.env.BENCH_VECTOR_INGEST_POINTS ?? '16384'));
+export async function vectorIngestBench(opts: BenchOptions = { quick: false }): Promise<Row[]> {
+  const n = Number(arg('ingest-points', process.env.BENCH_VECTOR_INGEST_POINTS ?? (opts.quick ? '2000' : '16384')));
   const baselineMain = arg('ingest-baseline', process.env.BENCH_VECTOR_INGEST_BASELINE ?? '');
   const withRecall = arg('ingest-recall', '1') !== '0';
   const log = (s: string) => process.stderr.write(s + '\n');
@@ -164,24 +166,27 @@ export async function vectorIngestBench(): Promise<Row[]> {
     log(`vector ingest: the same load against ${baselineMain}`);
     before = await measure(baselineMain, n, false, log);
   }
-  const tag = `vector ingest ${n / 1000}k x ${DIMS}d, ${CLIENTS} clients x ${BATCH}`;
+  const tag = `vector ingest ${thousands(n)} x ${DIMS}d, ${CLIENTS} clients x ${BATCH}`;
   const base = (x: (b: IngestFigures) => string) => (before ? x(before) : 'no baseline run (--ingest-baseline)');
   const rows: Row[] = [
     {
       bench: tag,
       metric: 'acknowledged upserts points/s',
-      value: f(now.pointsPerSec, 0),
+      figure: now.pointsPerSec,
+      unit: 'points/s',
       baseline: base((b) => f(b.pointsPerSec, 0)),
-      ratio: before ? `${f(now.pointsPerSec / before.pointsPerSec, 1)}x` : '',
-      goal: '>= 5000',
+      ...(before ? { baselineFigure: before.pointsPerSec } : {}),
+      goal: { min: 5000 },
     },
     {
       bench: tag,
       metric: `search p50 / p99 while ingesting (${now.searchesDuring} searches)`,
       value: `${f(now.searchP50During)} / ${f(now.searchP99During)} ms`,
+      figure: now.searchP50During,
+      unit: 'ms',
       baseline: base((b) => `${f(b.searchP50During)} / ${f(b.searchP99During)} ms`),
       ratio: before ? `${f(before.searchP50During / now.searchP50During, 1)}x faster p50` : '',
-      goal: 'p50 < 10 ms',
+      goal: { max: 10, strict: true, unit: 'ms' },
     },
     {
       bench: tag,
@@ -201,22 +206,22 @@ export async function vectorIngestBench(): Promise<Row[]> {
       bench: tag,
       metric: 'acknowledged points found by the next search',
       value: f(now.foundAtOnce, 2),
+      figure: now.foundAtOnce,
       baseline: base((b) => f(b.foundAtOnce, 2)),
-      goal: '1.00',
+      goal: { min: 1 },
     },
   ];
   if (now.recall !== undefined) {
-    rows.push({
-      bench: tag,
-      metric: 'recall@10, p50 once the graph is whole (ingest + build)',
-      value: `${f(now.recall, 4)}, ${f(now.graphP50!)} ms (${f(now.buildS!, 1)} s)`,
-      goal: '>= 0.99, p50 < 5 ms',
-    });
+    rows.push(
+      { bench: tag, metric: 'recall@10 once the graph is whole', figure: now.recall, goal: { min: 0.99 } },
+      { bench: tag, metric: 'search p50 once the graph is whole', figure: now.graphP50!, unit: 'ms', goal: { max: 5, strict: true, unit: 'ms' } },
+      { bench: tag, metric: 'ingest + graph build until whole', value: `${f(now.buildS!, 1)} s`, figure: now.buildS!, unit: 's' },
+    );
   }
   return rows;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { printTable } = await import('./lib.js');
-  printTable(await vectorIngestBench());
+  printTable(await vectorIngestBench(standaloneOptions()));
 }
