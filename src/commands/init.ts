@@ -44,10 +44,11 @@ export default class Init extends BaseCommand {
   /** The picker, loaded only here: ink and react cost start-up time every other init would pay. */
   private async pick(given: string | undefined): Promise<InitChoice> {
     // The picker's UI (ink, react) loads only when it is drawn.
-    const [{ render }, { createElement }, { InitPicker }] = await Promise.all([import('ink'), import('react'), import('../tui/InitPicker.js')]);
+    // react is CommonJS: its dynamic import is the module as `default` (bundled or not).
+    const [{ render }, { default: React }, { InitPicker }] = await Promise.all([import('ink'), import('react'), import('../tui/InitPicker.js')]);
     let choice: InitChoice | undefined;
     const app = render(
-      createElement(InitPicker, {
+      React.createElement(InitPicker, {
         name: given,
         defaultName: 'hello',
         checkName: (name: string) => {

@@ -58,7 +58,8 @@ export default class Status extends BaseCommand {
     // The first snapshot is read while ink loads; the dashboard's first refresh takes it.
     let first: Promise<Snapshot> | undefined = loadSnapshot(target);
     first.catch(() => undefined);
-    const [{ render }, { createElement }, { Dashboard }, { apiBackend }] = await ui;
+    // react is CommonJS: its dynamic import is the module as `default` (bundled or not).
+    const [{ render }, { default: React }, { Dashboard }, { apiBackend }] = await ui;
     const backend = apiBackend(target);
     const load = backend.load;
     backend.load = () => {
@@ -71,7 +72,7 @@ export default class Status extends BaseCommand {
     // A crash or a signal still gives the shell its screen and cursor back.
     process.once('exit', restore);
     try {
-      const app = render(createElement(Dashboard, { backend, ...opts }), { patchConsole: false });
+      const app = render(React.createElement(Dashboard, { backend, ...opts }), { patchConsole: false });
       await app.waitUntilExit();
     } finally {
       process.off('exit', restore);
