@@ -173,6 +173,19 @@ const routeTwins = {
   },
 };
 
+// ink's devtools (loaded only when DEV=true) import react-devtools-core, which platform does not
+// ship: a stub says so instead of leaving an import of a package that is not installed.
+const noDevtools = {
+  name: 'no-devtools',
+  setup(b) {
+    b.onResolve({ filter: /^react-devtools-core$/ }, () => ({ path: 'react-devtools-core', namespace: 'no-devtools' }));
+    b.onLoad({ filter: /.*/, namespace: 'no-devtools' }, () => ({
+      contents: "throw new Error('the React devtools (DEV=true) are not part of platform');",
+      loader: 'js',
+    }));
+  },
+};
+
 rmSync(OUT, { recursive: true, force: true });
 await build({
   entryPoints: [
@@ -189,9 +202,9 @@ await build({
   format: 'esm',
   target: 'node20',
   // Native addons, and packages loaded only on rare paths (their own lazy import keeps them off start-up).
-  external: ['@napi-rs/keyring', 'better-sqlite3', 'usearch', 'hnswlib-node', 'dockerode', 'undici', 'react-devtools-core', 'typescript'],
+  external: ['@napi-rs/keyring', 'better-sqlite3', 'usearch', 'hnswlib-node', 'dockerode', 'undici', 'typescript'],
   // CommonJS packages inside ES module chunks still call require and read __filename.
   banner: { js: "import { createRequire as __platformRequire } from 'node:module'; const require = __platformRequire(import.meta.url);" },
-  plugins: [daemonTree, routeTwins, patches],
+  plugins: [daemonTree, routeTwins, patches, noDevtools],
   logLevel: 'warning',
 });
