@@ -11,6 +11,9 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   const [{ runComplete }, { fileURLToPath }] = await Promise.all([import('../dist/cli-bundle/cli/completion/main.js'), import('node:url')]);
   await runComplete(argv.slice(1), fileURLToPath(new URL('..', import.meta.url)));
 } else {
+  // Node 22.1+ keeps the compiled code of the bundle between runs (a no-op on older Node).
+  const { default: nodeModule } = await import('node:module');
+  nodeModule.enableCompileCache?.();
   // oclif and every command are bundled (scripts/bundle-cli.mjs): a command loads a few files, not hundreds.
   const oclif = await import('../dist/cli-bundle/oclif.js');
   await (oclif.default ?? oclif).execute({ dir: import.meta.url });
