@@ -140,12 +140,12 @@ async function writeTwins() {
   return twins;
 }
 
-/** The names an import statement of `importer` takes from `specifier`; undefined when it takes the namespace. */
+/** The names an import statement of `importer` takes from `specifier`; undefined when it takes the namespace (`* as x`, `export *`). */
 function importedNames(importer, specifier) {
   const text = readFileSync(importer, 'utf8');
   const esc = specifier.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const names = [];
-  for (const m of text.matchAll(new RegExp(`(?:import|export)\\s*(\\*\\s*as\\s*\\w+|\\{[^}]*\\})\\s*from\\s*['"]${esc}['"]`, 'g'))) {
+  for (const m of text.matchAll(new RegExp(`(?:import|export)\\s*(\\*(?:\\s*as\\s*\\w+)?|\\{[^}]*\\})\\s*from\\s*['"]${esc}['"]`, 'g'))) {
     if (m[1].startsWith('*')) return undefined;
     for (const part of m[1].slice(1, -1).split(',')) if (part.trim()) names.push(part.trim().split(/\s+as\s+/)[0]);
   }

@@ -1,7 +1,7 @@
 import { cpSync, existsSync, readdirSync, renameSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { AbortError } from '../client/errors.js';
-import { packageFile } from '../client/package-root.js';
+import { packageFile } from '../package-root.js';
 import { MCP_SERVER_NAME_RE } from '../api/mcp.js';
 
 /** templates/ ships beside dist/ in the package. */

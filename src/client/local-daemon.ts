@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { platformHome } from './contexts.js';
 import { AbortError } from './errors.js';
 import { nodeFetch } from './node-fetch.js';
-import { packageFile } from './package-root.js';
+import { packageFile } from '../package-root.js';
 
 export interface DaemonInfo {
   version: string;

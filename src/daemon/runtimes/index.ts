@@ -7,11 +7,11 @@
  * module describes; they never need to know a runtime's details.
  */
 import { SERVER_ENTRIES } from '../../api/serverless.js';
+import { packageRoot } from '../../package-root.js';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
-import { delimiter, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { delimiter, join } from 'node:path';
 
 export const RUNTIMES = ['python', 'nodejs', 'go', 'ruby'] as const;
 export type Runtime = (typeof RUNTIMES)[number];
@@ -58,19 +58,11 @@ export const PLATFORM_DIR = '.platform';
 let assets: string | undefined;
 export function assetsDir(): string {
   if (assets) return assets;
-  const root = packageRoot(dirname(fileURLToPath(import.meta.url)));
+  const root = packageRoot();
   const candidates = [join(root, 'src', 'daemon', 'runtimes'), join(root, 'dist', 'daemon', 'runtimes')];
   const found = candidates.find((d) => existsSync(join(d, 'python', 'shim.py')));
   if (!found) throw new Error(`function shim files not found (looked in ${candidates.join(', ')}); rebuild with \`npm run build\``);
   return (assets = found);
-}
-
-/** The nearest folder holding a package.json: neither src/ nor dist/ has one of its own. */
-function packageRoot(from: string): string {
-  for (let dir = from; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    if (dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
-  }
 }
 
 /** The door of serverless instances (door/door.mjs, docs/decisions/serverless.md, Isolation). */
