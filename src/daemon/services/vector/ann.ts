@@ -289,7 +289,7 @@ export function restoreAnn(opts: { dims: number; distance: Distance; quantizatio
   return new CodeAnn(meta.kind, space, Hnsw.restore(space, CODE_PARAMS, meta.graph, graphSections));
 }
 
-/** hnswlib distance to Qdrant score (for float ANN results reported without rescoring). */
+/** hnswlib distance to Qdrant score (for float ANN results reported without rescoring), a float32 as `exactScore`'s. */
 export function annDistanceToScore(distance: Distance, d: number): number {
-  return distance === 'euclid' ? Math.sqrt(Math.max(0, d)) : 1 - d;
+  return Math.fround(distance === 'euclid' ? Math.sqrt(Math.max(0, d)) : 1 - d);
 }

@@ -35,9 +35,14 @@ export function normalized(v: ArrayLike<number>): Float32Array {
 export const storedForm = (d: Distance, v: ArrayLike<number>): Float32Array =>
   d === 'cosine' ? normalized(v) : Float32Array.from(v as ArrayLike<number>);
 
-/** Exact score of a stored vector against a query already in stored form. */
+/**
+ * Exact score of a stored vector against a query already in stored form, as a float32 like every
+ * score the engine reports (Qdrant's scores are f32): the graph computes in float32 and a scan in
+ * float64, and a query must score the same whichever plan answers it (before and after a restart
+ * that reloads the graph, say).
+ */
 export function exactScore(d: Distance, stored: Float32Array, query: Float32Array): number {
-  return d === 'euclid' ? Math.sqrt(squaredL2(stored, query)) : dot(stored, query);
+  return Math.fround(d === 'euclid' ? Math.sqrt(squaredL2(stored, query)) : dot(stored, query));
 }
 
 /** Orders by score, best first; ties break on the point's sort key so results are deterministic. */
