@@ -14,7 +14,8 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   // Node 22.1+ keeps the compiled code of the bundle between runs (a no-op on older Node).
   const { default: nodeModule } = await import('node:module');
   nodeModule.enableCompileCache?.();
-  // oclif and every command are bundled (scripts/bundle-cli.mjs): a command loads a few files, not hundreds.
-  const oclif = await import('../dist/cli-bundle/oclif.js');
-  await (oclif.default ?? oclif).execute({ dir: import.meta.url });
+  // oclif and every command are bundled (scripts/bundle-cli.mjs): a command loads a few files, not
+  // hundreds, and oclif reads the manifest of that command only (src/cli/quick-start.ts).
+  const [{ startCli }, { fileURLToPath }] = await Promise.all([import('../dist/cli-bundle/oclif.js'), import('node:url')]);
+  await startCli(argv, fileURLToPath(new URL('..', import.meta.url)));
 }
