@@ -174,14 +174,20 @@ const routeTwins = {
   },
 };
 
-// ink's devtools (loaded only when DEV=true) import react-devtools-core, which platform does not
-// ship: a stub says so instead of leaving an import of a package that is not installed.
-const noDevtools = {
-  name: 'no-devtools',
+// Packages platform does not ship that code in the bundle may try to load: ink's devtools (only
+// when DEV=true) and TypeScript (oclif reads a plugin's tsconfig with it in development). A stub
+// says so instead of leaving an import of a package that is not installed; both callers take the
+// failure as "not there".
+const NOT_SHIPPED = {
+  'react-devtools-core': 'the React devtools (DEV=true) are not part of platform',
+  typescript: 'TypeScript is not part of platform',
+};
+const notShipped = {
+  name: 'not-shipped',
   setup(b) {
-    b.onResolve({ filter: /^react-devtools-core$/ }, () => ({ path: 'react-devtools-core', namespace: 'no-devtools' }));
-    b.onLoad({ filter: /.*/, namespace: 'no-devtools' }, () => ({
-      contents: "throw new Error('the React devtools (DEV=true) are not part of platform');",
+    b.onResolve({ filter: /^(react-devtools-core|typescript)$/ }, (args) => ({ path: args.path, namespace: 'not-shipped' }));
+    b.onLoad({ filter: /.*/, namespace: 'not-shipped' }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(NOT_SHIPPED[args.path])});`,
       loader: 'js',
     }));
   },
@@ -238,8 +244,8 @@ async function buildCore(files) {
     // The modules are ES modules; in the core, their import.meta.url is the core's own file.
     define: { 'import.meta.url': '__platformImportMetaUrl' },
     banner: { js: 'var __platformImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
-    external: ['@napi-rs/keyring', 'better-sqlite3', 'usearch', 'hnswlib-node', 'dockerode', 'undici', 'typescript'],
-    plugins: [daemonTree, routeTwins, coreExcludes, OCLIF_IMPORTS, patches, noDevtools],
+    external: ['@napi-rs/keyring', 'better-sqlite3', 'usearch', 'hnswlib-node', 'dockerode', 'undici'],
+    plugins: [daemonTree, routeTwins, coreExcludes, OCLIF_IMPORTS, patches, notShipped],
     logLevel: 'warning',
   });
 }
@@ -310,9 +316,9 @@ await build({
   format: 'esm',
   target: 'node20',
   // Native addons, and packages loaded only on rare paths (their own lazy import keeps them off start-up).
-  external: ['@napi-rs/keyring', 'better-sqlite3', 'usearch', 'hnswlib-node', 'dockerode', 'undici', 'typescript'],
+  external: ['@napi-rs/keyring', 'better-sqlite3', 'usearch', 'hnswlib-node', 'dockerode', 'undici'],
   // CommonJS packages inside ES module chunks still call require and read __filename.
   banner: { js: "import { createRequire as __platformRequire } from 'node:module'; const require = __platformRequire(import.meta.url);" },
-  plugins: [daemonTree, routeTwins, oclifShim, noDevtools],
+  plugins: [daemonTree, routeTwins, oclifShim, notShipped],
   logLevel: 'warning',
 });

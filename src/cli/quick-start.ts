@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execute, Plugin, type Command, type Interfaces } from '@oclif/core';
+import { execute, Plugin, settings, type Command, type Interfaces } from '@oclif/core';
 
 /**
  * The CLI's start. oclif's own start reads the whole manifest (340 KB, ~200 commands) and builds
@@ -25,6 +25,9 @@ export type BundledCommands = Record<string, () => Promise<{ default: unknown }>
 
 export async function start(argv: string[], root: string, bundled: BundledCommands = {}): Promise<void> {
   const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as PackageJson;
+  // The CLI runs its compiled bundle only: oclif's look-up of TypeScript sources (for plugins
+  // developed in TypeScript, under NODE_ENV=development or test) has nothing to find.
+  settings.enableAutoTranspile = false;
   const id = quickCommandId(argv, root, pjson);
   const loadOptions = id ? { root, pjson, plugins: new Map([[pjson.name, await quickPlugin(root, pjson, id, bundled[id])]]) } : { root, pjson };
   await execute({ args: argv, loadOptions });

@@ -112,7 +112,7 @@ describe("the core's code cache", () => {
     const first = await version();
     expect(first.exitCode, first.stderr).toBe(0);
     const [file] = readdirSync(v8Dir);
-    expect(file).toMatch(new RegExp(`^core-[0-9a-f]{16}\\.cjs-${process.version}-${process.arch}\\.bin$`));
+    expect(file).toMatch(new RegExp(`^core-[0-9a-f]{16}\\.cjs-\\d+-\\d+-${process.version}-${process.arch}\\.bin$`));
     expect(statSync(v8Dir).mode & 0o777).toBe(0o700);
     expect(statSync(join(v8Dir, file!)).mode & 0o777).toBe(0o600);
     const written = statSync(join(v8Dir, file!)).mtimeMs;
@@ -123,10 +123,15 @@ describe("the core's code cache", () => {
 
     // A cache of the right name but garbage (another node build, a corrupted disk): V8 rejects it, the
     // command runs as usual, and the cache is written anew.
+    // Writing it also drops this node's caches of earlier builds, and keeps another node's.
     writeFileSync(join(v8Dir, file!), Buffer.alloc(4096, 7));
+    const earlierBuild = `core-0123456789abcdef.cjs-1-1-${process.version}-${process.arch}.bin`;
+    const otherNode = file!.replace(process.version, 'v0.0.1');
+    for (const f of [earlierBuild, otherNode]) writeFileSync(join(v8Dir, f), 'x');
     const again = await version();
     expect({ exit: again.exitCode, out: again.stdout }).toEqual({ exit: 0, out: first.stdout });
     expect(readFileSync(join(v8Dir, file!)).equals(Buffer.alloc(4096, 7))).toBe(false);
+    expect(readdirSync(v8Dir).sort()).toEqual([file!, otherNode].sort());
   });
 
   it('is not needed: an unwritable cache directory changes nothing', async () => {
