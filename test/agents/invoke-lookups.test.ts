@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,6 +92,16 @@ describe('remembered invoke look-ups see every change at once', () => {
     expect(refused.body.error).toBeTruthy();
     expect((await call('POST', `/v1/projects/${projectId}/members`, admin, { email: 'lookup-member@example.test', role: 'member' })).status).toBe(201);
     expect((await invoke(p.token, 'echo')).status).toBe(200);
+    expect((await invoke(p.token, 'echo')).status).toBe(200);
+    // A write by another process (no trigger of the daemon's connection sees it): data_version does.
+    const db = new Database(join(home, 'platform.db'));
+    try {
+      db.pragma('busy_timeout = 5000');
+      expect(db.prepare('DELETE FROM acct_project_members WHERE project_id = ? AND user_id = ?').run(projectId, p.userId).changes).toBe(1);
+    } finally {
+      db.close();
+    }
+    expect((await invoke(p.token, 'echo')).status).not.toBe(200);
   }, 60_000);
 
   it('a new revision (env change) serves the next invoke; a deleted agent is unknown on the next invoke', async () => {

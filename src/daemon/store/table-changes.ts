@@ -2,17 +2,22 @@ import type { Db } from './db.js';
 
 /**
  * SQLite's data_version of a connection (it moves when another connection commits to the file),
- * read at most once per synchronous run of code. The pragma is a read of the file with its locks,
- * as costly as a small query; another process's commit landing within one run of code is as
- * concurrent as one landing just after it, so one read per run loses nothing. Shared by every
- * watcher of the connection, so a request's look-ups pay for it once.
+ * read at most once per request. The pragma is a read of the file with its locks, as costly as a
+ * small query, and an invoke asked it three times (credentials, project and agent, turn and
+ * instance). What a reader must see is every commit that happened before the request it serves
+ * arrived (a commit after that is concurrent with the request): so the value read stands until
+ * the next request begins (`requestBegan`, the first thing the daemon's request handler does)
+ * and at most until the end of this turn of the event loop (for work that is not a request's).
+ * This connection's own writes never wait for it: the triggers of TableChanges count them at once.
  */
 class DataVersion {
   private readonly statement: { get(): unknown };
   private value: unknown;
-  private checked = false;
+  private fresh = false;
+  private expiring = false;
   private readonly expire = () => {
-    this.checked = false;
+    this.expiring = false;
+    this.fresh = false;
   };
 
   constructor(db: Db) {
@@ -21,16 +26,29 @@ class DataVersion {
   }
 
   now(): unknown {
-    if (!this.checked) {
-      this.checked = true;
-      queueMicrotask(this.expire);
+    if (!this.fresh) {
+      this.fresh = true;
+      if (!this.expiring) {
+        this.expiring = true;
+        setImmediate(this.expire);
+      }
       this.value = this.statement.get();
     }
     return this.value;
   }
+
+  /** A request arrived: whatever another process committed before it must be seen, so read again. */
+  requestBegan(): void {
+    this.fresh = false;
+  }
 }
 
 const versions = new WeakMap<Db, DataVersion>();
+
+/** Called by the request handler before anything of the request reads the store. */
+export function requestBegan(db: Db): void {
+  versions.get(db)?.requestBegan();
+}
 
 export function dataVersion(db: Db): DataVersion {
   let v = versions.get(db);
