@@ -18,6 +18,7 @@ import { principalKey, type Principal } from './services/auth/principal.js';
 import { SessionTokens } from './services/auth/session-tokens.js';
 import { gateProject } from './services/accounts/projects.js';
 import { migrate, type Db } from './store/db.js';
+import { requestBegan } from './store/table-changes.js';
 import { describeDatabaseError, isDatabaseUnavailable } from './store/unavailable.js';
 import type { RouteContract } from '../api/contract.js';
 import { isInternalCall } from './internal-call.js';
@@ -101,6 +102,8 @@ export function createApp(deps: AppDeps): App {
   const accessLog = deps.accessLog;
 
   const handler: RequestListener = async (req, res) => {
+    // Cached look-ups read data_version again for this request (store/table-changes.ts).
+    requestBegan(deps.db);
     const requestId = newRequestId();
     res.setHeader(REQUEST_ID_HEADER, requestId);
     // Only the public listener has a proxy in front: on the loopback ones the peers are this

@@ -205,8 +205,11 @@ export interface InvokeTurn {
   finishFunction(status: number, out: unknown): Promise<void>;
 }
 export interface AgentSessionsHook {
-  /** Throws the invoke's refusal (anonymous memorize 401, memory off 409, someone else's session 409). */
-  begin(agent: { id: string; name: string; kind: 'agent' | 'function' }, body: { message?: string; session_id: string; user_id: string; memorize?: boolean }, authenticated: boolean): InvokeTurn;
+  /**
+   * Throws the invoke's refusal (anonymous memorize 401, memory off 409, someone else's session 409).
+   * newSession: the daemon generated the session id for this invoke, so it holds no turn yet.
+   */
+  begin(agent: { id: string; name: string; kind: 'agent' | 'function' }, body: { message?: string; session_id: string; user_id: string; memorize?: boolean }, authenticated: boolean, newSession?: boolean): InvokeTurn;
   /** One user's sessions of an agent, newest first (the widget's end-user list). */
   userSessions(agentId: string, userId: string, limit: number, offset: number): Array<{ id: string; turn_count: number; created_at: string; updated_at: string }>;
   /** A session with its turns when it belongs to that user; undefined when missing or someone else's. */

@@ -101,11 +101,13 @@ export class Supervisor {
    * `release`; of `revision` when given (a traffic split's pick), else of the current one.
    */
   async acquire(key: string, revision?: string): Promise<{ port: number; instance: string; revision: string; headers: Record<string, string>; release(): void }> {
-    const slot = this.slotFor(key, revision);
+    // The serving revision is read once per acquire, for the slot and for what it must run.
+    const current = this.hooks.currentRevision(key);
+    const slot = this.slot(key, revision !== undefined && revision !== current ? revision : undefined);
     slot.inflight++;
     slot.lastUsed = Date.now();
     try {
-      const live = await this.ensure(slot);
+      const live = await this.ensure(slot, slot.pinned ?? current);
       let released = false;
       return {
         port: live.port,

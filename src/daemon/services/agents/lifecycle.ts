@@ -18,6 +18,7 @@ import { sharedPorts, type PortAllocator } from '../../runtime/ports.js';
 import { workloadIsolation } from '../../runtime/sandbox.js';
 import { Supervisor, type LaunchPlan } from '../../runtime/supervisor.js';
 import { agentStore, type AgentRow, type BuildRow, type RevisionRow } from './store.js';
+import { invokeLookups } from './invoke-lookups.js';
 import { buildCause, clampTimeout } from './view.js';
 import { failBuild, failRevision, revisionServes, rollRevision, settleFailure } from './revisions.js';
 import { refusedEnvGroup } from './env-rules.js';
@@ -61,7 +62,8 @@ export class AgentRuntime {
     this.ports = sharedPorts(w);
     this.supervisor = new Supervisor(this.driver, this.ports, { idleMs: w.idleMs, startTimeoutMs: Math.min(w.deployTimeoutMs, 30_000), restartBackoffMs: w.restartBackoffMs }, {
       currentRevision: (id) => {
-        const a = agentStore.byId(ctx.db, id);
+        // Asked on every acquire: remembered until agents_agents changes (invoke-lookups.ts).
+        const a = invokeLookups(ctx).agentById(id);
         return a?.serving_revision ?? a?.latest_revision ?? undefined;
       },
       plan: async (id, revision) => this.plan(id, revision),

@@ -1,4 +1,5 @@
 import { stmt, type Db } from '../../store/db.js';
+import { dataVersion } from '../../store/table-changes.js';
 import type { Clock } from '../../clock.js';
 import type { Principal } from './principal.js';
 import { parseKey, secretMatches } from './api-keys.js';
@@ -206,7 +207,7 @@ const WATCHED: Record<string, { ignore?: string[] }> = {
  */
 class CredentialChanges {
   private generation = 0;
-  private readonly dataVersion: { get(): unknown };
+  private readonly dataVersion: { now(): unknown };
   private lastDataVersion: unknown;
 
   constructor(db: Db) {
@@ -222,12 +223,13 @@ class CredentialChanges {
       db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS ${fn}_${table}_u AFTER UPDATE${of} ON main.${table} BEGIN SELECT ${fn}(); END`);
       db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS ${fn}_${table}_d AFTER DELETE ON main.${table} BEGIN SELECT ${fn}(); END`);
     }
-    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
-    this.lastDataVersion = this.dataVersion.get();
+    this.dataVersion = dataVersion(db);
+    this.lastDataVersion = this.dataVersion.now();
   }
 
   current(): number {
-    const v = this.dataVersion.get();
+    // Read once per synchronous run of code, shared with the invoke's look-ups (store/table-changes.ts).
+    const v = this.dataVersion.now();
     if (v !== this.lastDataVersion) {
       this.lastDataVersion = v;
       this.generation++;

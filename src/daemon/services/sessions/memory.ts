@@ -87,8 +87,7 @@ export function rank(rows: MemoryRow[], text: string): MemoryRow[] {
 }
 
 /** The memories an invoke puts into the framework's context: served, in scope, most relevant first. */
-export function relevantMemories(ctx: AreaContext, agentId: string, userId: string, message: string): string[] {
-  const policy = policyOf(ctx, agentId);
+export function relevantMemories(ctx: AreaContext, agentId: string, userId: string, message: string, policy = policyOf(ctx, agentId)): string[] {
   if (!policy.enabled || policy.inject === 0) return [];
   const now = isoNow(ctx.clock);
   const rows = memoryStore.all(ctx.db, agentId, policy.scope === 'user' ? userId : undefined).filter((r) => served(r, now));

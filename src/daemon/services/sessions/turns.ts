@@ -4,6 +4,7 @@ import { isoNow } from '../../clock.js';
 import { ApiError, conflict, unauthorized } from '../../http/errors.js';
 import { HISTORY_TURNS_MAX } from '../../../api/sessions.js';
 import { memorizeSession, memoryOffMessage, policyEnv, policyOf, relevantMemories } from './memory.js';
+import { PolicyLookups } from './policy-lookups.js';
 import { sessionStore } from './store.js';
 import { TurnWriter } from './turn-writer.js';
 
@@ -30,6 +31,7 @@ function unlessSealed<T>(ctx: AreaContext, what: string, fn: () => T): T | undef
 
 export function agentSessionsHook(ctx: AreaContext): AgentSessionsHook {
   const writer = new TurnWriter(ctx.db);
+  const policies = new PolicyLookups(ctx);
   const brief = (s: { id: string; turn_count: number; created_at: string; updated_at: string }) => ({ id: s.id, turn_count: s.turn_count, created_at: s.created_at, updated_at: s.updated_at });
   return {
     workloadEnv: (agentId) => policyEnv(policyOf(ctx, agentId)),
@@ -40,15 +42,17 @@ export function agentSessionsHook(ctx: AreaContext): AgentSessionsHook {
       const turns = sessionStore.turns(ctx.db, agentId, id).map((t) => ({ index: t.idx, message: t.message, output: t.output, finished_at: t.finished_at }));
       return { session: brief(s), turns };
     },
-    begin(agent, body, authenticated): InvokeTurn {
+    begin(agent, body, authenticated, newSession): InvokeTurn {
+      const policy = policies.of(agent.id);
       if (body.memorize) {
         if (!authenticated) throw unauthorized(MEMORIZE_AUTH_MESSAGE);
-        if (!policyOf(ctx, agent.id).enabled) throw conflict(memoryOffMessage(agent.name));
+        if (!policy.enabled) throw conflict(memoryOffMessage(agent.name));
       }
-      const owner = sessionStore.owner(ctx.db, agent.id, body.session_id);
+      // A session id the daemon just generated names no session yet: nothing to read.
+      const owner = newSession ? undefined : sessionStore.owner(ctx.db, agent.id, body.session_id);
       if (owner !== undefined && owner !== body.user_id) throw conflict(`session ${body.session_id} belongs to another user: omit session_id for a new one`);
       const history = owner !== undefined ? (unlessSealed(ctx, 'history not read', () => sessionStore.recentTurns(ctx.db, agent.id, body.session_id, HISTORY_TURNS_MAX)) ?? []).map((t) => ({ message: t.message, output: t.output })) : [];
-      const memories = relevantMemories(ctx, agent.id, body.user_id, body.message ?? '');
+      const memories = relevantMemories(ctx, agent.id, body.user_id, body.message ?? '', policy);
       const startedAt = isoNow(ctx.clock);
       const chunks: Buffer[] = [];
       let size = 0;
