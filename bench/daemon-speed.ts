@@ -116,29 +116,45 @@ async function stopDaemon(pid: number): Promise<void> {
   }
 }
 
-/** Start to healthy, and until /healthz says every area started and every workload is back. */
-async function timedStart(home: string, main?: string): Promise<Started & { backMs: number; backOk: boolean }> {
+/** Start to healthy (and the daemon's CPU by then), and until /healthz says every area started and every workload is back. */
+async function timedStart(home: string, main?: string): Promise<Started & { cpuMs: number; backMs: number; backOk: boolean }> {
   const d = await startDaemonProcess(home, {}, main);
+  // Read at once: the areas go on starting behind the listener.
+  const cpu = cpuMs(d.pid);
   const t = performance.now() - d.ms;
   for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(5)) {
     const h = (await (await fetch(`${d.url}/healthz`)).json()) as { reconciliation?: { state: string } };
     // A daemon before issue 26 has nothing to reconcile after listening.
-    if (!h.reconciliation || h.reconciliation.state === 'done') return { ...d, backMs: performance.now() - t, backOk: true };
+    if (!h.reconciliation || h.reconciliation.state === 'done') return { ...d, cpuMs: cpu, backMs: performance.now() - t, backOk: true };
   }
-  return { ...d, backMs: performance.now() - t, backOk: false };
+  return { ...d, cpuMs: cpu, backMs: performance.now() - t, backOk: false };
 }
 
-/** Median of `n` restarts of the daemon on the same state. */
-async function restarts(home: string, n: number, main?: string): Promise<{ start: number; back: number }> {
-  const starts: number[] = [];
-  const backs: number[] = [];
+interface Restarts {
+  start: number;
+  back: number;
+  cpu: number;
+}
+
+/**
+ * Medians of `n` restarts of the daemon on the same state, for this build and (when given) the
+ * base build, alternated start by start so both see the same moments of a shared machine.
+ */
+async function restarts(home: string, n: number, base?: string): Promise<{ after: Restarts; before?: Restarts }> {
+  const builds = base ? [undefined, base] : [undefined];
+  const runs = builds.map(() => ({ starts: [] as number[], backs: [] as number[], cpus: [] as number[] }));
   for (let i = 0; i < n; i++) {
-    const d = await timedStart(home, main);
-    starts.push(d.ms);
-    backs.push(d.backMs);
-    await stopDaemon(d.pid);
+    // Each build goes first in every other round.
+    for (const b of i % 2 ? [...builds.keys()].reverse() : builds.keys()) {
+      const d = await timedStart(home, builds[b]);
+      runs[b]!.starts.push(d.ms);
+      runs[b]!.backs.push(d.backMs);
+      runs[b]!.cpus.push(d.cpuMs);
+      await stopDaemon(d.pid);
+    }
   }
-  return { start: median(starts), back: median(backs) };
+  const [after, before] = runs.map((r) => ({ start: median(r.starts), back: median(r.backs), cpu: median(r.cpus) }));
+  return { after: after!, before };
 }
 
 /** Resident set of a process from /proc, in MiB. */
@@ -150,7 +166,8 @@ export function rssMiB(pid: number): number {
 export async function startRows(opts: { quick?: boolean } = {}): Promise<Row[]> {
   const rows: Row[] = [];
   const base = process.env.BENCH_BASE_DAEMON;
-  const n = opts.quick ? 3 : 5;
+  // Restarts are cheap and a shared machine is noisy: 11 per build in a full run.
+  const n = opts.quick ? 3 : 11;
   // Floors in the same run: node starting and exiting, and node answering one HTTP request.
   const floor = async (script: string) => {
     const xs: number[] = [];
@@ -169,12 +186,12 @@ export async function startRows(opts: { quick?: boolean } = {}): Promise<Row[]> 
   const httpFloor = await floor("const s=require('http').createServer((q,r)=>r.end('ok')).listen(0,'127.0.0.1',()=>fetch('http://127.0.0.1:'+s.address().port+'/').then(r=>r.text()).then(()=>process.exit(0)))");
   rows.push({ bench: 'daemon', metric: 'floor: node -e 0 / node listening and answering one fetch', value: `${ms(nodeFloor)} / ${ms(httpFloor)}` });
   const empty = mkdtempSync(join(tmpdir(), 'platform-bench-start-'));
-  const first = await startDaemonProcess(empty);
-  await stopDaemon(first.pid);
-  const e = await restarts(empty, n);
-  const eb = base ? await restarts(empty, n, base) : undefined;
+  // A first start of each build on this state (its code cache written, for a build that keeps one).
+  for (const main of base ? [undefined, base] : [undefined]) await stopDaemon((await startDaemonProcess(empty, {}, main)).pid);
+  const { after: e, before: eb } = await restarts(empty, n, base);
   const before = (b: number | undefined) => (b === undefined ? {} : { baseline: `before ${ms(b)}`, baselineFigure: b });
   rows.push({ bench: 'daemon', metric: `start to healthy, empty state (median of ${n})`, figure: e.start, unit: 'ms', ...before(eb?.start), goal: { max: 200, strict: true, unit: 'ms' } });
+  rows.push({ bench: 'daemon', metric: `daemon CPU until healthy, empty state (median of ${n})`, figure: e.cpu, unit: 'ms', ...before(eb?.cpu) });
 
   const home = mkdtempSync(join(tmpdir(), 'platform-bench-seeded-'));
   const seeding = await startDaemonProcess(home, { PLATFORM_SCALE_TO_ZERO_SECONDS: '1' });
@@ -188,8 +205,7 @@ export async function startRows(opts: { quick?: boolean } = {}): Promise<Row[]> 
   }
   // Without a verdict in quick mode (above), two restarts are enough for a smoke run.
   const nSeeded = opts.quick ? 2 : n;
-  const s = await restarts(home, nSeeded);
-  const sb = base ? await restarts(home, nSeeded, base) : undefined;
+  const { after: s, before: sb } = await restarts(home, nSeeded, base);
   const what = `${counts.agents} agents, ${counts.indexes} indexes, ${counts.caches} caches`;
   const seededGoal = opts.quick ? `< 500 ms at ${SEED.agents} agents, ${SEED.indexes} indexes, ${SEED.caches} caches (full run)` : { max: 500, strict: true, unit: 'ms' };
   rows.push({ bench: 'daemon', metric: `start to healthy, ${what} (median of ${nSeeded})`, figure: s.start, unit: 'ms', ...before(sb?.start), goal: seededGoal });

@@ -1,5 +1,3 @@
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { VECTOR_LIMITS, type VectorSettings } from '../api/vector.js';
 import { LOG_TAIL_DEFAULT, LOG_TAIL_MAX } from '../api/serverless.js';
 import { parseEgressAllow } from './egress.js';
@@ -9,6 +7,7 @@ import { cacheConfig, type CacheConfig } from './services/cache/config.js';
 import { messagingConfig, type MessagingConfig } from './services/messaging/config.js';
 import { triggersConfig, type TriggersConfig } from './services/triggers/config.js';
 import { sandboxConfig, type SandboxConfig } from './services/sandbox/config.js';
+import { stateHome } from './state-home.js';
 
 export interface DaemonConfig {
   /** State directory: platform.db, builds/, workloads/, logs/, cache/, keys/. */
@@ -241,12 +240,12 @@ export function workloadConfigFromEnv(env: NodeJS.ProcessEnv): WorkloadConfig {
 
 const num = (v: string | undefined, d: number) => (v !== undefined && v !== '' && Number.isFinite(Number(v)) ? Number(v) : d);
 
-export const defaultHome = () => process.env.PLATFORM_HOME || join(homedir(), '.platform');
+export const defaultHome = () => stateHome(process.env);
 
 /** Reads the daemon's settings from the environment; every knob has the spec's default. */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: Partial<DaemonConfig> = {}): DaemonConfig {
   return {
-    home: env.PLATFORM_HOME || join(homedir(), '.platform'),
+    home: stateHome(env),
     host: '127.0.0.1',
     port: num(env.PLATFORM_PORT, 7070),
     internalPort: num(env.PLATFORM_INTERNAL_PORT, 0),

@@ -1,52 +1,5 @@
-import { closeSync, writeSync } from 'node:fs';
-import { configFromEnv } from './config.js';
-import type { BootstrapAdmin } from './bootstrap.js';
-import { runDaemonProcess } from './run.js';
-import { createLogger, type Logger } from './logger.js';
+// The daemon process of the module tree (dist/daemon/main.js). `platform daemon start` runs the
+// bundle instead when the build made it (daemon.bundle.js: the same code, loaded by code-cache.ts).
+import { runDaemonMain } from './daemon-main.js';
 
-/** `platform daemon start` passes a pipe on this descriptor to learn the bootstrap admin. */
-const BOOTSTRAP_FD_ENV = 'PLATFORM_BOOTSTRAP_FD';
-
-/**
- * Shows the bootstrap admin of a first start once, never writing it to disk: to the CLI that
- * started us through its pipe (one JSON line, `{}` when there is nothing to tell, then closed
- * before any workload or cache is spawned so none inherits it), or, run by hand, on stderr
- * when the password was generated.
- */
-function announce(admin: BootstrapAdmin | undefined, fd: number | undefined, log: Logger): void {
-  if (fd !== undefined) {
-    try {
-      writeSync(fd, JSON.stringify(admin ?? {}) + '\n');
-      closeSync(fd);
-    } catch (e) {
-      log.warn('could not hand the bootstrap admin to the CLI that started the daemon', { error: (e as Error).message });
-    }
-    return;
-  }
-  if (admin?.generated) {
-    process.stderr.write(
-      `bootstrap admin: ${admin.email}\npassword: ${admin.password}\n(shown once and not stored; sign in with \`platform login --email ${admin.email}\`, or set PLATFORM_ADMIN_PASSWORD before the first start)\n`,
-    );
-  }
-}
-
-/**
- * The daemon process: `platform daemon start` runs this detached. It writes a locator file
- * ({version, url, pid}) once it is listening, and removes it on a graceful stop (run.ts).
- */
-async function main(): Promise<void> {
-  const log = createLogger();
-  const portArg = process.argv.indexOf('--port');
-  const overrides = portArg > 0 ? { port: Number(process.argv[portArg + 1]) } : {};
-  const fd = Number(process.env[BOOTSTRAP_FD_ENV]);
-  const channel = Number.isInteger(fd) && fd > 2 ? fd : undefined;
-  delete process.env[BOOTSTRAP_FD_ENV];
-  const config = configFromEnv(process.env, overrides);
-  // The local daemon's stop cuts open connections at once: only its own CLI talks to it.
-  await runDaemonProcess({ config, log, onBootstrap: (admin) => announce(admin, channel, log), drainMs: 0 });
-}
-
-main().catch((err) => {
-  process.stderr.write(`daemon failed to start: ${(err as Error).stack ?? err}\n`);
-  process.exit(1);
-});
+runDaemonMain();

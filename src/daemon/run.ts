@@ -30,9 +30,6 @@ export async function runDaemonProcess(o: DaemonProcessOptions): Promise<Running
   const { config, log } = o;
   // Read once into the config; nothing the daemon starts may inherit it.
   forgetEnv('PLATFORM_ADMIN_PASSWORD');
-  // `platform daemon status` reads how workloads are isolated from the locator (the agents area
-  // logs it): probed (a bwrap run) while the store opens, not after.
-  const probing = workloadIsolation(config.workloads);
   const daemon = await startDaemon(config, { log, onBootstrap: o.onBootstrap, onSetupToken: o.onSetupToken, accessLog: o.accessLog, reconcileInBackground: true });
   const paths = statePaths(config.home);
   const locator = (isolation?: { state: string; detail: string }) =>
@@ -53,7 +50,10 @@ export async function runDaemonProcess(o: DaemonProcessOptions): Promise<Running
     renameSync(tmp, paths.locator);
   };
   writeLocator(locator());
-  void probing.then((isolation) => {
+  // `platform daemon status` reads how workloads are isolated from the locator (the agents area
+  // logs it): probed by a bwrap run once the locator is written, because spawning it holds the
+  // event loop ~10 ms (the fork of the daemon), which the listener and the CLI need not wait for.
+  void workloadIsolation(config.workloads).then((isolation) => {
     if (!stopping) writeLocator(locator(isolation));
   });
   log.info('daemon listening', { url: daemon.publicUrl ?? daemon.url, ...(daemon.publicUrl ? { loopback_url: daemon.url } : {}), home: config.home, pid: process.pid });

@@ -1,5 +1,5 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createApp, type App } from './app.js';
 import { listenerPort, startQdrantListener } from './http/qdrant-listener.js';
@@ -20,6 +20,7 @@ import { setupTokenOf } from './services/auth/setup-token.js';
 import { readTls, reloadTls } from './serving/tls.js';
 import { drain } from './serving/drain.js';
 import { listenUrlOf } from './public-address.js';
+import { loadHttps } from './lazy/modules.js';
 
 export interface RunningDaemon {
   url: string;
@@ -110,7 +111,7 @@ export async function startDaemon(
       connectionsCheckingInterval: 1_000,
     };
     // An https server is an http server behind TLS: the same request handling applies to both.
-    const s = secure ? (createHttpsServer({ ...httpOptions, ...secure }, handler) as unknown as Server) : createServer(httpOptions, handler);
+    const s = secure ? (loadHttps().createServer({ ...httpOptions, ...secure }, handler) as unknown as Server) : createServer(httpOptions, handler);
     s.keepAliveTimeout = 5_000;
     s.maxConnections = config.http.maxConnections;
     handleClientErrors(s, log, {

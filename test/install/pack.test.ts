@@ -65,6 +65,8 @@ describe('npm pack and a global install', () => {
       'package.json',
       'oclif.manifest.json',
       'dist/daemon/daemon.bundle.js',
+      // The daemon's code, which the bundle loads through a V8 code cache (src/daemon/code-cache.ts).
+      'dist/daemon/daemon.code.cjs',
       // zod, loaded by the bundle on the first validated request (scripts/bundle-daemon.mjs).
       'dist/daemon/zod.bundle.cjs',
       'dist/cli-bundle/commands/daemon/start.js',

@@ -1,4 +1,3 @@
-import { Server as HttpsServer } from 'node:https';
 import type { Server } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -7,6 +6,7 @@ import { newRequestId } from '../ids.js';
 import { LIST_MARK } from './methods.js';
 import { Spliced } from './spliced.js';
 import { requestTarget } from './request-target.js';
+import { httpsIfLoaded } from '../lazy/modules.js';
 
 interface ParseError extends Error {
   code?: string;
@@ -133,8 +133,10 @@ function reinjectList(server: Server, err: ParseError, socket: Duplex): boolean 
     Buffer.from(`${LIST_MARK}: 1\r\n`, 'latin1'),
     raw.subarray(lineEnd + 2),
   ]);
-  // An https server hands decrypted sockets to its HTTP parser on 'secureConnection'.
-  server.emit(server instanceof HttpsServer ? 'secureConnection' : 'connection', new Spliced(socket, rewritten));
+  // An https server hands decrypted sockets to its HTTP parser on 'secureConnection' (without
+  // node:https loaded, no server here is one: lazy/modules.ts).
+  const https = httpsIfLoaded();
+  server.emit(https && server instanceof https.Server ? 'secureConnection' : 'connection', new Spliced(socket, rewritten));
   return true;
 }
 

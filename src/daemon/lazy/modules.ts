@@ -28,3 +28,14 @@ export const loadCroner = (): typeof import('croner') => require('croner') as ty
 export const loadYaml = (): typeof import('yaml') => require('yaml') as typeof import('yaml');
 let jose: Promise<typeof import('jose')> | undefined;
 export const loadJose = (): Promise<typeof import('jose')> => (jose ??= import('jose'));
+
+/*
+ * Node's own https and tls (~5-10 ms to load, a third of the built-ins the start loads): only a
+ * server with a certificate (`platform server start --tls-cert`) uses them, so they are loaded by
+ * the first https listener.
+ */
+let https: typeof import('node:https') | undefined;
+export const loadHttps = (): typeof import('node:https') => (https ??= require('node:https') as typeof import('node:https'));
+/** node:https if an https server may exist (loadHttps was called), else undefined. */
+export const httpsIfLoaded = (): typeof import('node:https') | undefined => https;
+export const loadTls = (): typeof import('node:tls') => require('node:tls') as typeof import('node:tls');

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Server as HttpsServer } from 'node:https';
-import { createSecureContext } from 'node:tls';
 import type { Logger } from '../logger.js';
+import { loadTls } from '../lazy/modules.js';
 
 export interface TlsFiles {
   certFile: string;
@@ -11,7 +11,7 @@ export interface TlsFiles {
 /** Reads the certificate chain and key, and checks that they make a usable context (they match). */
 export function readTls(files: TlsFiles): { cert: Buffer; key: Buffer } {
   const pair = { cert: readFileSync(files.certFile), key: readFileSync(files.keyFile) };
-  createSecureContext(pair);
+  loadTls().createSecureContext(pair);
   return pair;
 }
 

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Db } from './db.js';
+import { sqliteAddonPath } from './sqlite-addon.js';
 
 /**
  * WAL checkpoints off the event loop. SQLite's auto-checkpoint runs inside whichever commit
@@ -27,7 +28,7 @@ export interface Checkpointer {
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.sqlite);
-const db = new Database(workerData.file, { fileMustExist: true });
+const db = new Database(workerData.file, { fileMustExist: true, nativeBinding: workerData.nativeBinding });
 db.pragma('busy_timeout = 0');
 db.pragma('wal_autocheckpoint = 0');
 let timer;
@@ -59,7 +60,7 @@ export function startCheckpointer(
   let worker: Worker;
   try {
     const sqlite = createRequire(import.meta.url).resolve('better-sqlite3');
-    worker = new Worker(WORKER, { eval: true, workerData: { file: db.name, sqlite, intervalMs: opts.intervalMs } });
+    worker = new Worker(WORKER, { eval: true, workerData: { file: db.name, sqlite, nativeBinding: sqliteAddonPath(), intervalMs: opts.intervalMs } });
   } catch (e) {
     // No worker: SQLite's own auto-checkpoint stays on; never fail the caller over this.
     opts.onError?.(String(e));

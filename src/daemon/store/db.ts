@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { sqliteAddonPath } from './sqlite-addon.js';
 
 export type Db = Database.Database;
 
@@ -8,7 +9,7 @@ export type Db = Database.Database;
  * only a power loss can drop the last commits. busy_timeout covers the CLI reading the same file.
  */
 export function openDb(file: string): Db {
-  const db = new Database(file);
+  const db = new Database(file, { nativeBinding: sqliteAddonPath() });
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
