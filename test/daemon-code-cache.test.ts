@@ -66,7 +66,7 @@ describe('the daemon code cache', () => {
     await stop(first);
     const st = statSync(join(home, CACHE));
     expect(st.mode & 0o777).toBe(0o600);
-    expect(written.subarray(0, 28).toString()).toBe('platform daemon code cache 1');
+    expect(written.subarray(0, 29).toString()).toBe('platform code cache 1 daemon ');
 
     const second = await spawnDaemonProcess(home, {}, 20_000, DAEMON_BUNDLE);
     await works(second);
@@ -87,7 +87,7 @@ describe('the daemon code cache', () => {
     const damaged = Buffer.from(good);
     for (let i = Math.floor(damaged.length / 2); i < damaged.length / 2 + 64; i++) damaged[i] = damaged[i]! ^ 0xff;
     // The same data named after another build of the code.
-    const foreign = Buffer.from(good.toString('latin1').replace(/^(platform daemon code cache 1 )[0-9a-f]{64}/, `$1${'0'.repeat(64)}`), 'latin1');
+    const foreign = Buffer.from(good.toString('latin1').replace(/^(platform code cache 1 daemon )[0-9a-f]{64}/, `$1${'0'.repeat(64)}`), 'latin1');
     for (const bad of [damaged, foreign]) {
       writeFileSync(join(home, CACHE), bad);
       const d = await spawnDaemonProcess(home, {}, 20_000, DAEMON_BUNDLE);

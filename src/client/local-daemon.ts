@@ -28,7 +28,7 @@ export interface BootstrapAdmin {
   generated: boolean;
 }
 
-/** The daemon reads this variable to find the pipe it tells the bootstrap admin on (src/daemon/main.ts). */
+/** The daemon reads this variable to find the pipe it tells the bootstrap admin on (src/daemon/daemon-main.ts). */
 const BOOTSTRAP_FD = 3;
 
 const locatorFile = () => join(platformHome(), 'daemon.json');

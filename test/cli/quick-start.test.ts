@@ -105,33 +105,38 @@ describe("the core's code cache", () => {
     return cli.stop();
   });
 
-  it('is written once to a private directory, and a cache that does not fit is replaced, not trusted', async () => {
+  it('is written once to a private directory, and a cache that does not fit or is damaged is replaced, not trusted', async () => {
     expect((await cli.run(['--help'], { env: { XDG_CACHE_HOME: cacheHome, PLATFORM_NO_CODE_CACHE: '1' } })).exitCode).toBe(0);
     expect(() => readdirSync(v8Dir)).toThrow();
 
     const first = await version();
     expect(first.exitCode, first.stderr).toBe(0);
-    const [file] = readdirSync(v8Dir);
-    expect(file).toMatch(new RegExp(`^core-[0-9a-f]{16}\\.cjs-\\d+-\\d+-${process.version}-${process.arch}\\.bin$`));
+    const file = join(v8Dir, 'cli-core.cache');
+    expect(readdirSync(v8Dir)).toEqual(['cli-core.cache']);
     expect(statSync(v8Dir).mode & 0o777).toBe(0o700);
-    expect(statSync(join(v8Dir, file!)).mode & 0o777).toBe(0o600);
-    const written = statSync(join(v8Dir, file!)).mtimeMs;
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const written = readFileSync(file);
+    const headerLength = written.indexOf(` ${process.arch} `) + process.arch.length + 2;
+    expect(written.toString('latin1', 0, 100)).toMatch(/^platform code cache 1 cli [0-9a-f]{64} /);
 
     // An accepted cache is read, not written again.
+    const { mtimeMs, ino } = statSync(file);
     expect((await version()).stdout).toBe(first.stdout);
-    expect(statSync(join(v8Dir, file!)).mtimeMs).toBe(written);
+    expect(statSync(file)).toMatchObject({ mtimeMs, ino });
 
-    // A cache of the right name but garbage (another node build, a corrupted disk): V8 rejects it, the
-    // command runs as usual, and the cache is written anew.
-    // Writing it also drops this node's caches of earlier builds, and keeps another node's.
-    writeFileSync(join(v8Dir, file!), Buffer.alloc(4096, 7));
-    const earlierBuild = `core-0123456789abcdef.cjs-1-1-${process.version}-${process.arch}.bin`;
-    const otherNode = file!.replace(process.version, 'v0.0.1');
-    for (const f of [earlierBuild, otherNode]) writeFileSync(join(v8Dir, f), 'x');
-    const again = await version();
-    expect({ exit: again.exitCode, out: again.stdout }).toEqual({ exit: 0, out: first.stdout });
-    expect(readFileSync(join(v8Dir, file!)).equals(Buffer.alloc(4096, 7))).toBe(false);
-    expect(readdirSync(v8Dir).sort()).toEqual([file!, otherNode].sort());
+    // Another build's or node's cache (its header differs), and a damaged one whose header still
+    // matches (V8 would take it and could crash): the command runs as usual, and the cache is
+    // written anew.
+    const damaged = Buffer.from(written);
+    damaged[damaged.length - 100] ^= 0xff;
+    for (const bad of [Buffer.alloc(4096, 7), Buffer.concat([Buffer.from('platform code cache 1 cli 0000 '), written.subarray(40)]), damaged]) {
+      writeFileSync(file, bad);
+      const again = await version();
+      expect({ exit: again.exitCode, out: again.stdout, err: again.stderr }).toEqual({ exit: 0, out: first.stdout, err: '' });
+      expect(readFileSync(file).equals(bad)).toBe(false);
+      expect(readFileSync(file).subarray(0, headerLength).equals(written.subarray(0, headerLength))).toBe(true);
+    }
+    expect(readdirSync(v8Dir)).toEqual(['cli-core.cache']);
   });
 
   it('is not needed: an unwritable cache directory changes nothing', async () => {
