@@ -11,7 +11,7 @@
  * Run: npx tsx bench/vector-ingest.ts [--ingest-points 16384] [--ingest-baseline /path/dist/daemon/main.js]
  *      [--ingest-recall 1] (waits for the graph to be whole and measures recall@10 and p50 there)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -44,6 +44,24 @@ interface IngestFigures {
   recall?: number;
   graphP50?: number;
   buildS?: number;
+  /** CPU seconds of the daemon's main thread (the event loop) and of the whole process while the clients ingested. */
+  loopCpuS?: number;
+  processCpuS?: number;
+}
+
+/**
+ * CPU seconds (user + system) of a thread or process from /proc, or undefined elsewhere: unlike
+ * latencies, this does not depend on how loaded the machine is. `tid` equal to `pid` is the main thread.
+ */
+function cpuSeconds(pid: number, tid?: number): number | undefined {
+  try {
+    const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
 }
 
 async function measure(main: string | undefined, n: number, withRecall: boolean, log: (s: string) => void): Promise<IngestFigures> {
@@ -98,6 +116,8 @@ async function measure(main: string | undefined, n: number, withRecall: boolean,
         await new Promise((r) => setTimeout(r, 20));
       }
     })();
+    const loop0 = cpuSeconds(d.pid, d.pid);
+    const proc0 = cpuSeconds(d.pid);
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
@@ -105,6 +125,8 @@ async function measure(main: string | undefined, n: number, withRecall: boolean,
       }),
     );
     const ingestS = (performance.now() - t0) / 1000;
+    const loop1 = cpuSeconds(d.pid, d.pid);
+    const proc1 = cpuSeconds(d.pid);
     ingesting = false;
     await Promise.all([searcher, floorer]);
     log(`  ${n} points acknowledged in ${ingestS.toFixed(1)} s`);
@@ -128,6 +150,8 @@ async function measure(main: string | undefined, n: number, withRecall: boolean,
       floorP50During: percentile(floor, 50),
       searchP50After: percentile(after, 50),
       foundAtOnce: found / probes,
+      ...(loop0 !== undefined && loop1 !== undefined ? { loopCpuS: loop1 - loop0 } : {}),
+      ...(proc0 !== undefined && proc1 !== undefined ? { processCpuS: proc1 - proc0 } : {}),
     };
     if (withRecall) {
       const tb = performance.now();
@@ -211,6 +235,18 @@ export async function vectorIngestBench(opts: BenchOptions = { quick: false }): 
       goal: { min: 1 },
     },
   ];
+  if (now.loopCpuS !== undefined) {
+    const perK = (x: IngestFigures) => `${f(((x.loopCpuS ?? 0) * 1000) / (n / 1000), 0)} ms of ${f(((x.processCpuS ?? 0) * 1000) / (n / 1000), 0)} ms`;
+    rows.push({
+      bench: tag,
+      metric: 'event-loop CPU per 1,000 acknowledged points, of the whole process (ingesting)',
+      value: perK(now),
+      figure: (now.loopCpuS * 1000) / (n / 1000),
+      unit: 'ms',
+      baseline: base(perK),
+      ratio: before?.loopCpuS ? `${f(before.loopCpuS / now.loopCpuS, 1)}x less` : '',
+    });
+  }
   if (now.recall !== undefined) {
     rows.push(
       { bench: tag, metric: 'recall@10 once the graph is whole', figure: now.recall, goal: { min: 0.99 } },

@@ -123,6 +123,8 @@ export interface BuildWorkerOptions {
   name: string;
   /** For tests: the worker exits after this many insertions, as a crashed one would. */
   exitAfter?: number;
+  /** For tests: a snapshot read waits this long before it is swapped in (so writes land in between). */
+  snapshotDelayMs?: number;
 }
 
 /**
@@ -201,6 +203,7 @@ export class GraphBuildWorker {
       return;
     }
     rmSync(path, { force: true });
+    if (this.opts.snapshotDelayMs) await new Promise((r) => setTimeout(r, this.opts.snapshotDelayMs));
     if (this.ended) return;
     this.events.snapshot(graph, seq);
     this.worker.postMessage({ type: 'loaded' });

@@ -10,7 +10,10 @@ export interface OffThreadSettings {
   dir: string;
   /** For tests: each worker exits after this many insertions, as a crashed one would. */
   exitAfter?: number;
-  /** Worker deaths and the fallback are logged as warnings. */
+  /** For tests: each snapshot waits this long between its read and its swap. */
+  snapshotDelayMs?: number;
+  /** A worker's start is logged as information, its death and the fallback as warnings. */
+  info(message: string, fields: Record<string, unknown>): void;
   warn(message: string, fields: Record<string, unknown>): void;
 }
 
@@ -104,11 +107,13 @@ export class OffThreadBuild {
       snapshot: (graph: hnswlib.HierarchicalNSW, seq: number) => gen === this.generation && this.onSnapshot(graph, seq),
       died: (reason: string) => gen === this.generation && this.onDeath(reason),
     };
-    const opts = { space: this.s.space, dims: this.s.dims, dir: this.s.dir, name, exitAfter: this.s.exitAfter };
+    const opts = { space: this.s.space, dims: this.s.dims, dir: this.s.dir, name, exitAfter: this.s.exitAfter, snapshotDelayMs: this.s.snapshotDelayMs };
     const graph = this.target.graph;
-    if (graph.getCurrentCount() === 0) {
+    const seeded = graph.getCurrentCount();
+    if (seeded === 0) {
       this.worker = new GraphBuildWorker(opts, { capacity: graph.getMaxElements() }, events);
       this.state = 'running';
+      this.s.info('vector graph build worker started', { seeded: 0, sending: this.toSend.size });
       return;
     }
     // A save is writing the graph: its end resumes the build (the runtime builds after each save).
@@ -123,6 +128,7 @@ export class OffThreadBuild {
         if (gen !== this.generation) return void rmSync(path, { force: true });
         this.worker = new GraphBuildWorker(opts, { path }, events);
         this.state = 'running';
+        this.s.info('vector graph build worker started', { seeded, sending: this.toSend.size });
         for (const slot of this.removedWhileSeeding) this.removals.push({ seq: this.worker.remove(slot), slot });
         this.removedWhileSeeding = [];
         this.flush();

@@ -29,6 +29,11 @@ const saveDue = (engine: IndexEngine) =>
  * Read here rather than in the daemon's config: a test hook of this area alone.
  */
 const TEST_BUILD_WORKER_EXIT_AFTER = Number(process.env.PLATFORM_VECTOR_TEST_BUILD_WORKER_EXIT_AFTER) || undefined;
+/**
+ * PLATFORM_VECTOR_TEST_BUILD_SNAPSHOT_DELAY_MS=n, for tests only: a build worker's snapshot waits n ms
+ * between its read and its swap, so a test can delete and overwrite points in between.
+ */
+const TEST_BUILD_SNAPSHOT_DELAY_MS = Number(process.env.PLATFORM_VECTOR_TEST_BUILD_SNAPSHOT_DELAY_MS) || undefined;
 
 /**
  * Live state of the vector area: the store, one engine per ready index, the readiness timers of
@@ -188,6 +193,8 @@ export class VectorRuntime {
         offThread: {
           dir: this.buildDir,
           exitAfter: TEST_BUILD_WORKER_EXIT_AFTER,
+          snapshotDelayMs: TEST_BUILD_SNAPSHOT_DELAY_MS,
+          info: (message, fields) => this.ctx.log.info(message, { index: row.id, ...fields }),
           warn: (message, fields) => this.ctx.log.warn(message, { index: row.id, ...fields }),
         },
       },
