@@ -130,9 +130,14 @@ export class HnswlibAnn implements Ann {
         },
         hold: this.hold,
         replace: (next, settled) => {
+          const old = this.index;
           this.index = next;
           this.capacity = next.getMaxElements();
           for (const slot of settled) this.hold.settle(slot);
+          // hnswlib-node does not tell V8 what a graph holds, so a dropped one would keep its memory
+          // until a full collection (16,384 x 768: peak RSS 688 MiB against 495 before this change);
+          // a new tiny index frees it now. Nothing else uses it: swaps wait for saves and seeds.
+          old.initIndex({ maxElements: 1, m: 2, efConstruction: 2 });
         },
       },
       { ...settings, space: this.distance === 'euclid' ? 'l2' : 'ip', dims: this.dims },
