@@ -47,11 +47,28 @@ interface IngestFigures {
   /** CPU seconds of the daemon's main thread (the event loop) and of the whole process while the clients ingested. */
   loopCpuS?: number;
   processCpuS?: number;
+  /** While ingesting: the event loop's seconds waiting for a core, and its sleeps. */
+  loopWaitS?: number;
+  loopSleeps?: number;
   /** From the first upsert until the graph is whole: the event loop's CPU seconds, and /healthz p50 after the burst. */
   loopCpuToWholeS?: number;
   floorP50Building?: number;
   /** The daemon's peak resident memory (VmHWM) once the graph is whole, MiB. */
   peakRssMiB?: number;
+}
+
+/**
+ * The main thread's time waiting for a core (run queue, /proc schedstat) in seconds and its
+ * voluntary context switches (sleeps: an idle event loop blocks in epoll), or undefined elsewhere.
+ */
+function schedOf(pid: number): { waitS: number; sleeps: number } | undefined {
+  try {
+    const wait = Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9;
+    const m = /voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8'));
+    return m ? { waitS: wait, sleeps: Number(m[1]) } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Peak resident memory of a process in MiB, from /proc (undefined elsewhere). */
@@ -133,6 +150,7 @@ async function measure(main: string | undefined, n: number, withRecall: boolean,
     })();
     const loop0 = cpuSeconds(d.pid, d.pid);
     const proc0 = cpuSeconds(d.pid);
+    const sched0 = schedOf(d.pid);
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
@@ -142,6 +160,7 @@ async function measure(main: string | undefined, n: number, withRecall: boolean,
     const ingestS = (performance.now() - t0) / 1000;
     const loop1 = cpuSeconds(d.pid, d.pid);
     const proc1 = cpuSeconds(d.pid);
+    const sched1 = schedOf(d.pid);
     ingesting = false;
     await Promise.all([searcher, floorer]);
     log(`  ${n} points acknowledged in ${ingestS.toFixed(1)} s`);
@@ -167,6 +186,7 @@ async function measure(main: string | undefined, n: number, withRecall: boolean,
       foundAtOnce: found / probes,
       ...(loop0 !== undefined && loop1 !== undefined ? { loopCpuS: loop1 - loop0 } : {}),
       ...(proc0 !== undefined && proc1 !== undefined ? { processCpuS: proc1 - proc0 } : {}),
+      ...(sched0 && sched1 ? { loopWaitS: sched1.waitS - sched0.waitS, loopSleeps: sched1.sleeps - sched0.sleeps } : {}),
     };
     if (withRecall) {
       const tb = performance.now();
@@ -277,6 +297,16 @@ export async function vectorIngestBench(opts: BenchOptions = { quick: false }): 
       unit: 'ms',
       baseline: base(perK),
       ratio: before?.loopCpuS ? `${f(before.loopCpuS / now.loopCpuS, 1)}x less` : '',
+    });
+  }
+  if (now.loopWaitS !== undefined) {
+    const waits = (x: IngestFigures) =>
+      `${f(((x.loopWaitS ?? NaN) * 1000) / (n / 1000), 0)} ms waiting, ${f((x.loopSleeps ?? NaN) / (n / 1000), 0)} sleeps`;
+    rows.push({
+      bench: tag,
+      metric: 'event loop per 1,000 acknowledged points: run-queue wait, sleeps (ingesting)',
+      value: waits(now),
+      baseline: base(waits),
     });
   }
   if (now.recall !== undefined) {
