@@ -11,7 +11,7 @@
  * Run: npx tsx bench/vector-ingest.ts [--ingest-points 16384] [--ingest-baseline /path/dist/daemon/main.js]
  *      [--ingest-recall 1] (waits for the graph to be whole and measures recall@10 and p50 there)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -44,6 +44,56 @@ interface IngestFigures {
   recall?: number;
   graphP50?: number;
   buildS?: number;
+  /** CPU seconds of the daemon's main thread (the event loop) and of the whole process while the clients ingested. */
+  loopCpuS?: number;
+  processCpuS?: number;
+  /** While ingesting: the event loop's seconds waiting for a core, and its sleeps. */
+  loopWaitS?: number;
+  loopSleeps?: number;
+  /** From the first upsert until the graph is whole: the event loop's CPU seconds, and /healthz p50 after the burst. */
+  loopCpuToWholeS?: number;
+  floorP50Building?: number;
+  /** The daemon's peak resident memory (VmHWM) once the graph is whole, MiB. */
+  peakRssMiB?: number;
+}
+
+/**
+ * The main thread's time waiting for a core (run queue, /proc schedstat) in seconds and its
+ * voluntary context switches (sleeps: an idle event loop blocks in epoll), or undefined elsewhere.
+ */
+function schedOf(pid: number): { waitS: number; sleeps: number } | undefined {
+  try {
+    const wait = Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9;
+    const m = /voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8'));
+    return m ? { waitS: wait, sleeps: Number(m[1]) } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Peak resident memory of a process in MiB, from /proc (undefined elsewhere). */
+function peakRssMiB(pid: number): number | undefined {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU seconds (user + system) of a thread or process from /proc, or undefined elsewhere: unlike
+ * latencies, this does not depend on how loaded the machine is. `tid` equal to `pid` is the main thread.
+ */
+function cpuSeconds(pid: number, tid?: number): number | undefined {
+  try {
+    const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
 }
 
 async function measure(main: string | undefined, n: number, withRecall: boolean, log: (s: string) => void): Promise<IngestFigures> {
@@ -98,6 +148,9 @@ async function measure(main: string | undefined, n: number, withRecall: boolean,
         await new Promise((r) => setTimeout(r, 20));
       }
     })();
+    const loop0 = cpuSeconds(d.pid, d.pid);
+    const proc0 = cpuSeconds(d.pid);
+    const sched0 = schedOf(d.pid);
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
@@ -105,6 +158,9 @@ async function measure(main: string | undefined, n: number, withRecall: boolean,
       }),
     );
     const ingestS = (performance.now() - t0) / 1000;
+    const loop1 = cpuSeconds(d.pid, d.pid);
+    const proc1 = cpuSeconds(d.pid);
+    const sched1 = schedOf(d.pid);
     ingesting = false;
     await Promise.all([searcher, floorer]);
     log(`  ${n} points acknowledged in ${ingestS.toFixed(1)} s`);
@@ -128,11 +184,31 @@ async function measure(main: string | undefined, n: number, withRecall: boolean,
       floorP50During: percentile(floor, 50),
       searchP50After: percentile(after, 50),
       foundAtOnce: found / probes,
+      ...(loop0 !== undefined && loop1 !== undefined ? { loopCpuS: loop1 - loop0 } : {}),
+      ...(proc0 !== undefined && proc1 !== undefined ? { processCpuS: proc1 - proc0 } : {}),
+      ...(sched0 && sched1 ? { loopWaitS: sched1.waitS - sched0.waitS, loopSleeps: sched1.sleeps - sched0.sleeps } : {}),
     };
     if (withRecall) {
       const tb = performance.now();
+      // Meanwhile a bare request every 20 ms: what the graph's build makes the event loop wait.
+      const building: number[] = [];
+      let whole = false;
+      const prober = (async () => {
+        while (!whole) {
+          const t = performance.now();
+          await fetch(`${d.url}/healthz`).then((r) => r.text());
+          building.push(performance.now() - t);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      })();
       while ((await call('GET', `${idx}/ingest`)).index.collection_status !== 'green') await new Promise((r) => setTimeout(r, 200));
+      whole = true;
+      await prober;
       figures.buildS = ingestS + (performance.now() - tb) / 1000;
+      const loopWhole = cpuSeconds(d.pid, d.pid);
+      if (loop0 !== undefined && loopWhole !== undefined) figures.loopCpuToWholeS = loopWhole - loop0;
+      figures.floorP50Building = percentile(building, 50);
+      figures.peakRssMiB = peakRssMiB(d.pid);
       const lat: number[] = [];
       let hits = 0;
       for (let i = 0; i < nq; i++) {
@@ -164,7 +240,7 @@ export async function vectorIngestBench(opts: BenchOptions = { quick: false }): 
   let before: IngestFigures | undefined;
   if (baselineMain) {
     log(`vector ingest: the same load against ${baselineMain}`);
-    before = await measure(baselineMain, n, false, log);
+    before = await measure(baselineMain, n, withRecall, log);
   }
   const tag = `vector ingest ${thousands(n)} x ${DIMS}d, ${CLIENTS} clients x ${BATCH}`;
   const base = (x: (b: IngestFigures) => string) => (before ? x(before) : 'no baseline run (--ingest-baseline)');
@@ -211,11 +287,61 @@ export async function vectorIngestBench(opts: BenchOptions = { quick: false }): 
       goal: { min: 1 },
     },
   ];
+  if (now.loopCpuS !== undefined) {
+    const perK = (x: IngestFigures) => `${f(((x.loopCpuS ?? 0) * 1000) / (n / 1000), 0)} ms of ${f(((x.processCpuS ?? 0) * 1000) / (n / 1000), 0)} ms`;
+    rows.push({
+      bench: tag,
+      metric: 'event-loop CPU per 1,000 acknowledged points, of the whole process (ingesting)',
+      value: perK(now),
+      figure: (now.loopCpuS * 1000) / (n / 1000),
+      unit: 'ms',
+      baseline: base(perK),
+      ratio: before?.loopCpuS ? `${f(before.loopCpuS / now.loopCpuS, 1)}x less` : '',
+    });
+  }
+  if (now.loopWaitS !== undefined) {
+    const waits = (x: IngestFigures) =>
+      `${f(((x.loopWaitS ?? NaN) * 1000) / (n / 1000), 0)} ms waiting, ${f((x.loopSleeps ?? NaN) / (n / 1000), 0)} sleeps`;
+    rows.push({
+      bench: tag,
+      metric: 'event loop per 1,000 acknowledged points: run-queue wait, sleeps (ingesting)',
+      value: waits(now),
+      baseline: base(waits),
+    });
+  }
   if (now.recall !== undefined) {
     rows.push(
       { bench: tag, metric: 'recall@10 once the graph is whole', figure: now.recall, goal: { min: 0.99 } },
       { bench: tag, metric: 'search p50 once the graph is whole', figure: now.graphP50!, unit: 'ms', goal: { max: 5, strict: true, unit: 'ms' } },
-      { bench: tag, metric: 'ingest + graph build until whole', value: `${f(now.buildS!, 1)} s`, figure: now.buildS!, unit: 's' },
+      {
+        bench: tag,
+        metric: 'ingest + graph build until whole',
+        value: `${f(now.buildS!, 1)} s`,
+        figure: now.buildS!,
+        unit: 's',
+        baseline: base((b) => `${f(b.buildS ?? NaN, 1)} s`),
+        ratio: before?.buildS ? `${f(before.buildS / now.buildS!, 1)}x faster` : '',
+      },
+      {
+        bench: tag,
+        metric: 'GET /healthz p50 from the last acknowledgement until whole (the build alone)',
+        value: `${f(now.floorP50Building ?? NaN)} ms`,
+        baseline: base((b) => `${f(b.floorP50Building ?? NaN)} ms`),
+        ratio: before?.floorP50Building && now.floorP50Building ? `${f(before.floorP50Building / now.floorP50Building, 1)}x faster` : '',
+      },
+      {
+        bench: tag,
+        metric: 'daemon peak RSS once whole',
+        value: `${f(now.peakRssMiB ?? NaN, 0)} MiB`,
+        baseline: base((b) => `${f(b.peakRssMiB ?? NaN, 0)} MiB`),
+      },
+      {
+        bench: tag,
+        metric: 'event-loop CPU from the first upsert until whole, per 1,000 points',
+        value: `${f(((now.loopCpuToWholeS ?? NaN) * 1000) / (n / 1000), 0)} ms`,
+        baseline: base((b) => `${f(((b.loopCpuToWholeS ?? NaN) * 1000) / (n / 1000), 0)} ms`),
+        ratio: before?.loopCpuToWholeS && now.loopCpuToWholeS ? `${f(before.loopCpuToWholeS / now.loopCpuToWholeS, 1)}x less` : '',
+      },
     );
   }
   return rows;

@@ -4,6 +4,7 @@ import { Hnsw, type HnswStateMeta } from './hnsw.js';
 import { grown } from './capacity.js';
 import { GraphHold } from './graph-hold.js';
 import { FloatTail } from './exact-tail.js';
+import { OffThreadBuild, type OffThreadSettings } from './off-thread-build.js';
 import { BinaryCodes, FloatCodes, ScalarCodes, type CodeSpace } from './quantization.js';
 
 /** An approximate nearest-neighbour index over slots; distances are "smaller is closer". */
@@ -19,6 +20,17 @@ export interface Ann {
   /** Points added but not yet in the graph. */
   readonly waiting: number;
   waitingSlots(): Iterable<number>;
+  /** Whether a write holds the graph still (a save, or a build worker's seed): no save can start. */
+  readonly held: boolean;
+  /**
+   * Builds the graph in a worker thread from now on (float graphs; code graphs keep building on
+   * the event loop and ignore this). `onAdvance` is called when the graph took points.
+   */
+  buildOffThread?(settings: OffThreadSettings & { name: string; onAdvance: () => void }): void;
+  /** Settles once the points waiting now are in the graph (at once when `build` inserts them on the event loop). */
+  whenBuilt(): Promise<void>;
+  /** Ends a build worker, if any. */
+  close(): void;
   remove(slot: number): void;
   search(q: Float32Array, k: number, ef: number, accept?: (slot: number) => boolean): Array<{ id: number; dist: number }>;
   /** Bytes the index holds in memory (vectors or codes plus graph links). */
@@ -76,6 +88,7 @@ export class HnswlibAnn implements Ann {
   private live = 0;
   /** hnswlib writes its file in the thread pool, and the native index must not change meanwhile. */
   private readonly hold: GraphHold;
+  private offThread?: OffThreadBuild;
 
   constructor(
     private readonly dims: number,
@@ -98,9 +111,46 @@ export class HnswlibAnn implements Ann {
   enqueue(slot: number, v: Float32Array) {
     this.live++;
     this.hold.enqueue(slot, v);
+    this.offThread?.enqueued(slot, v);
   }
   build(budgetMs: number) {
+    if (this.offThread && !this.offThread.onEventLoop) {
+      // The worker inserts; the event loop only sends it what waits.
+      this.offThread.flush();
+      return false;
+    }
     return this.hold.build(budgetMs);
+  }
+  buildOffThread(settings: OffThreadSettings & { name: string; onAdvance: () => void }) {
+    const ann = this;
+    this.offThread ??= new OffThreadBuild(
+      {
+        get graph() {
+          return ann.index;
+        },
+        hold: this.hold,
+        replace: (next, settled) => {
+          const old = this.index;
+          this.index = next;
+          this.capacity = next.getMaxElements();
+          for (const slot of settled) this.hold.settle(slot);
+          // hnswlib-node does not tell V8 what a graph holds, so a dropped one would keep its memory
+          // until a full collection (16,384 x 768: peak RSS 688 MiB against 495 before this change);
+          // a new tiny index frees it now. Nothing else uses it: swaps wait for saves and seeds.
+          old.initIndex({ maxElements: 1, m: 2, efConstruction: 2 });
+        },
+      },
+      { ...settings, space: this.distance === 'euclid' ? 'l2' : 'ip', dims: this.dims },
+    );
+  }
+  whenBuilt() {
+    return this.offThread?.whenBuilt() ?? Promise.resolve();
+  }
+  close() {
+    this.offThread?.close();
+  }
+  get held() {
+    return this.hold.isHeld;
   }
   get waiting() {
     return this.hold.waitingCount;
@@ -118,6 +168,7 @@ export class HnswlibAnn implements Ann {
   remove(slot: number) {
     this.live--;
     this.hold.remove(slot);
+    this.offThread?.removed(slot);
   }
   search(q: Float32Array, k: number, ef: number, accept?: (slot: number) => boolean) {
     if (this.live === 0) return [];
@@ -148,7 +199,12 @@ export class HnswlibAnn implements Ann {
   /** Starts hnswlib's write in the thread pool; `written` settles when the file is whole, ending the hold. */
   save(sidecar: string, opts: { keepWaiting?: boolean } = {}): SavedAnn {
     // The file holds the points in the graph; the save's keys leave out those still waiting beside it.
-    const release = this.hold.begin(opts);
+    const releaseHold = this.hold.begin(opts);
+    // A snapshot that arrived during the write is swapped in once the graph is free.
+    const release = () => {
+      releaseHold();
+      this.offThread?.applyPending();
+    };
     const live = this.live - this.hold.waitingCount;
     let written: Promise<void>;
     try {
@@ -203,6 +259,13 @@ export class CodeAnn implements Ann {
   }
   build(budgetMs: number) {
     return this.hold.build(budgetMs);
+  }
+  whenBuilt() {
+    return Promise.resolve();
+  }
+  close() {}
+  get held() {
+    return this.hold.isHeld;
   }
   get waiting() {
     return this.hold.waitingCount;

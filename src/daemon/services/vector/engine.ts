@@ -1,6 +1,7 @@
 import type { Distance, QuantizationKind } from '../../../api/vector.js';
 import { annDistanceToScore, makeAnn, type Ann, type SavedAnn } from './ann.js';
 import type { Payload, Predicate } from './filter.js';
+import type { OffThreadSettings } from './off-thread-build.js';
 import { compareScored, exactScore, fromBlob } from './scoring.js';
 import type { VectorStore } from './store.js';
 
@@ -18,6 +19,12 @@ export interface EngineSettings {
    */
   buildInBackground?: boolean;
   onPending?: () => void;
+  /**
+   * With `buildInBackground`: float graphs are built by a worker thread (off-thread-build.ts),
+   * `onPending` being called again whenever the graph took points; code graphs still build in
+   * `buildGraph`'s slices on the event loop.
+   */
+  offThread?: OffThreadSettings;
 }
 
 export interface PlannerSettings {
@@ -121,7 +128,7 @@ export class IndexEngine {
         if (sample.length >= (this.s.quantization === 'scalar' ? 1000 : 1)) break;
       }
       // Sized for what is stored, so a rebuilt index holds no growth slack.
-      this.ann = this.newAnn(sample, count);
+      this.setAnn(this.newAnn(sample, count));
     }
     for (const r of this.store.iterateKeysAndPayloads(this.s.id)) this.place(this.nextSlot++, r.id_key, r.payload);
     this.loadEnd = this.nextSlot;
@@ -133,7 +140,7 @@ export class IndexEngine {
    * in like a rebuild's, so only what changed after the save is reinserted.
    */
   private beginFromSaved(saved: SavedGraph): void {
-    this.ann = saved.ann;
+    this.setAnn(saved.ann);
     const savedSlot = new Map<string, number>();
     saved.keys.forEach((k, slot) => k && savedSlot.set(k, slot));
     this.nextSlot = saved.keys.length;
@@ -148,7 +155,7 @@ export class IndexEngine {
       savedSlot.delete(r.id_key);
       this.place(slot, r.id_key, r.payload);
     }
-    for (const slot of savedSlot.values()) this.ann.remove(slot);
+    for (const slot of savedSlot.values()) saved.ann.remove(slot);
     this.graphFilled = this.nextSlot;
     // Reinserted in write order, as the daemon that saved inserted them: in id order a point
     // rewritten after the save (often far from where it was) entered before the points the save
@@ -184,9 +191,33 @@ export class IndexEngine {
     return { ann, keys, changes };
   }
 
-  /** Whether the graph can be saved: every loaded slot is in it (points written since may still wait). */
+  /**
+   * Whether the graph can be saved: every loaded slot is in it (points written since may still
+   * wait) and no other write holds it (a save, or a build worker's seed).
+   */
   get canSave(): boolean {
-    return this.ann !== undefined && this.fillComplete;
+    return this.ann !== undefined && this.fillComplete && !this.ann.held;
+  }
+
+  private setAnn(ann: Ann): void {
+    this.ann = ann;
+    const off = this.s.offThread;
+    if (this.s.buildInBackground && off) ann.buildOffThread?.({ ...off, name: this.s.id, onAdvance: () => this.s.onPending?.() });
+  }
+
+  /**
+   * Finishes the graph (a graceful stop): the loaded slots and, on the event loop, what a code graph
+   * or a failed worker leaves; a float graph's worker inserts the rest and this waits for its snapshot.
+   */
+  async finishGraph(): Promise<void> {
+    while (this.buildGraph(Infinity));
+    await this.ann?.whenBuilt();
+    while (this.buildGraph(Infinity));
+  }
+
+  /** Ends the index's build worker (the index is dropped or the daemon stops). */
+  close(): void {
+    this.ann?.close();
   }
 
   /** Step two: adds stored vectors of loaded slots to the graph for about `budgetMs`; true while some remain. */
@@ -270,7 +301,7 @@ export class IndexEngine {
 
   /** Applies committed upserts (vectors already in stored form). */
   upsert(points: Array<{ key: string; vector: Float32Array; payload: Payload }>): void {
-    if (!this.ann) this.ann = this.newAnn(points.map((p) => p.vector), Math.max(1024, points.length));
+    if (!this.ann) this.setAnn(this.newAnn(points.map((p) => p.vector), Math.max(1024, points.length)));
     for (const p of points) this.addOne(p.key, p.vector, p.payload);
     if (this.s.buildInBackground && points.length) this.s.onPending?.();
   }

@@ -91,6 +91,21 @@ export class GraphHold {
     return this.waiting.keys();
   }
 
+  /** The points waiting beside the graph, with their vectors. */
+  waitingEntries(): Iterable<[number, Float32Array]> {
+    return this.waiting.entries();
+  }
+
+  /** Whether a write holds the graph still. */
+  get isHeld(): boolean {
+    return this.held;
+  }
+
+  /** A waiting point that entered the graph another way (a graph built off the event loop swapped in): it leaves the tail. */
+  settle(slot: number): void {
+    if (this.waiting.delete(slot)) this.tail?.remove(slot);
+  }
+
   /** Points waiting beside the graph. */
   get waitingCount(): number {
     return this.waiting.size;

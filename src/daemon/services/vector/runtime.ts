@@ -1,3 +1,4 @@
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AreaContext } from '../../area.js';
 import { isoNow } from '../../clock.js';
@@ -23,6 +24,18 @@ const saveDue = (engine: IndexEngine) =>
   (engine.lastSaveLeftOut && engine.graphComplete && engine.changes > 0);
 
 /**
+ * PLATFORM_VECTOR_TEST_BUILD_WORKER_EXIT_AFTER=n, for tests only: every graph build worker exits
+ * after n insertions, as a crashed one would (the daemon restarts it, then builds on the event loop).
+ * Read here rather than in the daemon's config: a test hook of this area alone.
+ */
+const TEST_BUILD_WORKER_EXIT_AFTER = Number(process.env.PLATFORM_VECTOR_TEST_BUILD_WORKER_EXIT_AFTER) || undefined;
+/**
+ * PLATFORM_VECTOR_TEST_BUILD_SNAPSHOT_DELAY_MS=n, for tests only: a build worker's snapshot waits n ms
+ * between its read and its swap, so a test can delete and overwrite points in between.
+ */
+const TEST_BUILD_SNAPSHOT_DELAY_MS = Number(process.env.PLATFORM_VECTOR_TEST_BUILD_SNAPSHOT_DELAY_MS) || undefined;
+
+/**
  * Live state of the vector area: the store, one engine per ready index, the readiness timers of
  * pending indexes and the periodic count refresh (spec 3 §2.1: counts lag writes by design).
  */
@@ -39,15 +52,21 @@ export class VectorRuntime {
   private building = new Set<IndexEngine>();
   /** True between start() and stop(): health reports the engine and scheduler down otherwise. */
   running = false;
+  /** Seeds and snapshots of graphs built by worker threads (off-thread-build.ts); emptied at start. */
+  private readonly buildDir: string;
 
   constructor(readonly ctx: AreaContext) {
     this.store = new VectorStore(ctx.db);
     this.saves = new GraphSaves(join(ctx.config.home, 'vector'));
+    this.buildDir = join(ctx.config.home, 'vector-build');
   }
 
   /** Starts timers: pending indexes become ready, engines rebuild in the background, counts refresh. */
   start(): void {
     this.running = true;
+    // Files of builds a stopped or killed daemon left behind: a build starts from the graph in memory.
+    rmSync(this.buildDir, { recursive: true, force: true });
+    mkdirSync(this.buildDir, { recursive: true, mode: 0o700 });
     const rows = this.store.allIndexes();
     this.saves.prune(new Set(rows.map((r) => r.id)));
     for (const r of rows) if (r.state === 'pending') this.scheduleReady(r.id);
@@ -124,8 +143,9 @@ export class VectorRuntime {
     // Requests have stopped: finish the graphs so the next start loads them whole (green at once). A
     // stop cut short by SIGKILL (the CLI waits 10 s) loses no point: the next start reinserts what the
     // last save lacks from SQLite.
-    if (!this.ctx.config.vector.pauseGraphBuild) for (const engine of this.engines.values()) engine.buildGraph(Infinity);
+    if (!this.ctx.config.vector.pauseGraphBuild) await Promise.all([...this.engines.values()].map((engine) => engine.finishGraph()));
     await this.saveGraphs(true);
+    for (const engine of this.engines.values()) engine.close();
     this.engines.clear();
   }
 
@@ -169,6 +189,14 @@ export class VectorRuntime {
         // Acknowledged writes are committed and searchable (exactly) at once; the graph catches up here.
         buildInBackground: true,
         onPending: () => this.build(row.id, engine),
+        // Float graphs are built by a worker thread; the event loop only swaps in its snapshots.
+        offThread: {
+          dir: this.buildDir,
+          exitAfter: TEST_BUILD_WORKER_EXIT_AFTER,
+          snapshotDelayMs: TEST_BUILD_SNAPSHOT_DELAY_MS,
+          info: (message, fields) => this.ctx.log.info(message, { index: row.id, ...fields }),
+          warn: (message, fields) => this.ctx.log.warn(message, { index: row.id, ...fields }),
+        },
       },
       this.store,
       // The planner settings are a subset of the area config.
@@ -245,7 +273,10 @@ export class VectorRuntime {
     clearTimeout(this.readyTimers.get(id));
     this.readyTimers.delete(id);
     const engine = this.engines.get(id);
-    if (engine) this.building.delete(engine);
+    if (engine) {
+      this.building.delete(engine);
+      engine.close();
+    }
     this.engines.delete(id);
     this.saves.remove(id);
   }
