@@ -1,6 +1,5 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { runWithCodeCache } from '../v8-code-cache.js';
 
 /**
@@ -11,10 +10,10 @@ import { runWithCodeCache } from '../v8-code-cache.js';
  * process exits after a start that found none or one that did not fit, so it holds the functions
  * that run compiled. PLATFORM_NO_CODE_CACHE=1 turns it off.
  */
-export function loadCore(url: URL, buildHash: string, dynamicImport: (specifier: string) => Promise<unknown>): unknown {
+export function loadCore(codeFile: string, buildHash: string, dynamicImport: (specifier: string) => Promise<unknown>): unknown {
   const cacheHome = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
   const code = runWithCodeCache({
-    codeFile: fileURLToPath(url),
+    codeFile,
     cacheFile: process.env.PLATFORM_NO_CODE_CACHE ? undefined : join(cacheHome, 'platform', 'v8', 'cli-core.cache'),
     stamp: `cli ${buildHash}`,
     dynamicImport,
