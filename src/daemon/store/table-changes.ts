@@ -61,24 +61,29 @@ export function dataVersion(db: Db): DataVersion {
  * serve a row the table no longer holds. Temporary triggers on this connection bump it on every
  * INSERT, UPDATE and DELETE of the tables (whichever code path writes, so a path added later
  * cannot forget to invalidate), and data_version moves it when another connection commits to
- * the file. A cache keeps the counter it was filled at and is stale once it moved.
+ * the file. A cache keeps the counter it was filled at and is stale once it moved. A table may
+ * name columns whose updates do not count (a last-used time written on every use).
  */
 export class TableChanges {
   private generation = 0;
   private readonly version: DataVersion;
   private lastVersion: unknown;
 
-  constructor(db: Db, tables: readonly string[]) {
+  constructor(db: Db, tables: readonly string[] | Readonly<Record<string, { ignore?: readonly string[] }>>) {
     const fn = `platform_tables_changed_${++connectionSeq}`;
     db.function(fn, { deterministic: false, varargs: false }, () => {
       this.generation++;
       return null;
     });
-    for (const table of tables) {
-      const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table);
-      if (!exists) throw new Error(`TableChanges: no table ${table} (migrations run first)`);
-      for (const op of ['INSERT', 'UPDATE', 'DELETE']) {
-        db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS ${fn}_${table}_${op.toLowerCase()} AFTER ${op} ON main.${table} BEGIN SELECT ${fn}(); END`);
+    const watched: Array<[string, { ignore?: readonly string[] }]> = Array.isArray(tables) ? tables.map((t) => [t, {}]) : Object.entries(tables);
+    for (const [table, { ignore = [] }] of watched) {
+      const columns = (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
+      if (!columns.length) throw new Error(`TableChanges: no table ${table} (migrations run first)`);
+      const counted = columns.filter((c) => !ignore.includes(c));
+      const of = ignore.length ? ` OF ${counted.map((c) => `"${c}"`).join(', ')}` : '';
+      for (const op of ['INSERT', `UPDATE${of}`, 'DELETE']) {
+        const name = `${fn}_${table}_${op.split(' ')[0]!.toLowerCase()}`;
+        db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS ${name} AFTER ${op} ON main.${table} BEGIN SELECT ${fn}(); END`);
       }
     }
     this.version = dataVersion(db);

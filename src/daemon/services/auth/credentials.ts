@@ -1,5 +1,5 @@
 import { stmt, type Db } from '../../store/db.js';
-import { dataVersion } from '../../store/table-changes.js';
+import { TableChanges } from '../../store/table-changes.js';
 import type { Clock } from '../../clock.js';
 import type { Principal } from './principal.js';
 import { parseKey, secretMatches } from './api-keys.js';
@@ -25,19 +25,19 @@ interface KeyRow {
  * Resolves `Authorization: Bearer ...` to a principal by prefix (spec 1 §5); an invalid, expired
  * or revoked credential resolves to undefined and the request proceeds as anonymous. A resolved
  * principal is remembered (docs/decisions/speed-daemon.md) until the token or key expires, and
- * forgotten at once by any change to the tables a resolution reads (CredentialChanges): a
+ * forgotten at once by any change to the tables a resolution reads (a TableChanges over WATCHED): a
  * logout, a key deleted, a password changed or a role taken away is honoured on the next request.
  */
 export class CredentialResolver {
   private readonly cache = new Map<string, Resolved>();
-  private readonly changes: CredentialChanges;
+  private readonly changes: TableChanges;
 
   constructor(
     private readonly db: Db,
     private readonly sessions: SessionTokens,
     private readonly clock: Clock,
   ) {
-    this.changes = new CredentialChanges(db);
+    this.changes = new TableChanges(db, WATCHED);
   }
 
   async resolve(authorization: string | undefined): Promise<Principal | undefined> {
@@ -200,44 +200,6 @@ const WATCHED: Record<string, { ignore?: string[] }> = {
   auth_sessions: {},
 };
 
-/**
- * A counter of changes to the credential tables, kept by temporary triggers on this connection
- * (they see every write the daemon makes, whichever code path makes it) plus SQLite's
- * data_version (which moves when another connection, another process, commits to the file).
- */
-class CredentialChanges {
-  private generation = 0;
-  private readonly dataVersion: { now(): unknown };
-  private lastDataVersion: unknown;
-
-  constructor(db: Db) {
-    const fn = `platform_credentials_changed_${++connectionSeq}`;
-    db.function(fn, { deterministic: false, varargs: false }, () => {
-      this.generation++;
-      return null;
-    });
-    for (const [table, { ignore = [] }] of Object.entries(WATCHED)) {
-      const columns = (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name).filter((c) => !ignore.includes(c));
-      if (!columns.length) continue;
-      const of = ignore.length ? ` OF ${columns.map((c) => `"${c}"`).join(', ')}` : '';
-      db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS ${fn}_${table}_u AFTER UPDATE${of} ON main.${table} BEGIN SELECT ${fn}(); END`);
-      db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS ${fn}_${table}_d AFTER DELETE ON main.${table} BEGIN SELECT ${fn}(); END`);
-    }
-    this.dataVersion = dataVersion(db);
-    this.lastDataVersion = this.dataVersion.now();
-  }
-
-  current(): number {
-    // Read once per synchronous run of code, shared with the invoke's look-ups (store/table-changes.ts).
-    const v = this.dataVersion.now();
-    if (v !== this.lastDataVersion) {
-      this.lastDataVersion = v;
-      this.generation++;
-    }
-    return this.generation;
-  }
-}
-let connectionSeq = 0;
 
 /** The platform's internal domain, used in derived service-account e-mails (spec 1 §2.8). */
 export const INTERNAL_DOMAIN = 'iam.platform.internal';
