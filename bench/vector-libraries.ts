@@ -7,7 +7,8 @@
  */
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
-import { CODE_GRAPH, CodeAnn, FLOAT_GRAPH, HnswlibAnn, makeAnn } from '../src/daemon/services/vector/ann.js';
+import { CodeAnn, HnswlibAnn, makeAnn } from '../src/daemon/services/vector/ann.js';
+import { CODE_GRAPH, FLOAT_GRAPH } from '../src/daemon/services/vector/graph-params.js';
 import { FloatCodes } from '../src/daemon/services/vector/quantization.js';
 import { percentile } from './lib.js';
 

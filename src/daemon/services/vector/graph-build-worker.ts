@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import hnswlib from 'hnswlib-node';
-import { FLOAT_GRAPH } from './ann.js';
+import { FLOAT_GRAPH } from './graph-params.js';
 
 /**
  * The worker that builds a float (hnswlib) graph off the event loop. It owns a build copy of the
