@@ -5,7 +5,7 @@
  * Run: npx tsx bench/vector-graph.ts [n] [m] [efConstruction] [keep] (keep: overflow keeps the closest links)
  */
 import { dataset, bruteForce } from './vector-data.js';
-import { CODE_GRAPH } from '../src/daemon/services/vector/ann.js';
+import { CODE_GRAPH } from '../src/daemon/services/vector/graph-params.js';
 import { Hnsw } from '../src/daemon/services/vector/hnsw.js';
 import { ScalarCodes } from '../src/daemon/services/vector/quantization.js';
 const n = Number(process.argv[2] ?? 30000), dims = 768, nq = 100;
