@@ -71,7 +71,8 @@ async function startAgent(framework: AgentFramework, files: Record<string, strin
   const url = `http://127.0.0.1:${port}`;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`harness exited ${child.exitCode}: ${out}`);
-    const ok = await fetch(`${url}/healthz`, { headers: { 'x-platform-instance-secret': 'agent-secret' } }).then((r) => r.status === 200, () => false);
+    // Bounded: the port was free when picked, but a probe that reaches something else must not hang the test.
+    const ok = await fetch(`${url}/healthz`, { headers: { 'x-platform-instance-secret': 'agent-secret' }, signal: AbortSignal.timeout(2000) }).then((r) => r.status === 200, () => false);
     if (ok) break;
     await new Promise((r) => setTimeout(r, 20));
   }
