@@ -30,12 +30,15 @@ beforeAll(async () => {
   runtime = await serve(runtimeDir);
   proxy = createServer((req, res) => {
     const up = request(
-      { host: '127.0.0.1', port: runtime.port, path: req.url!.replace(/^\/mcp\/p1\/calc/, ''), method: req.method, headers: { ...req.headers, 'x-platform-instance-secret': INSTANCE_SECRET } },
+      // A fresh upstream connection per request: reusing one the runtime has just closed fails with
+      // "socket hang up" (seen under load in CI), and the agent's MCP call then waits forever.
+      { host: '127.0.0.1', port: runtime.port, path: req.url!.replace(/^\/mcp\/p1\/calc/, ''), method: req.method, headers: { ...req.headers, 'x-platform-instance-secret': INSTANCE_SECRET }, agent: false },
       (r) => {
         res.writeHead(r.statusCode!, r.headers);
         r.pipe(res);
       },
     );
+    up.on('error', (e) => (res.headersSent ? res.destroy(e) : res.writeHead(502).end(String(e))));
     req.pipe(up);
   });
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
