@@ -145,7 +145,9 @@ describe('SIGTERM of platform server start', { timeout: 90_000 }, () => {
     const signalledAt = Date.now();
     server.child.kill('SIGTERM');
     await server.waitForStderr(/"msg":"daemon stopping"/);
-    expect(await freshConnection()).toBe('ECONNREFUSED');
+    // Not served: refused, or reset when it reached the listen queue in the instant between the
+    // "stopping" line and the listener's close (seen under load).
+    expect(['ECONNREFUSED', 'ECONNRESET']).toContain(await freshConnection());
 
     const answer = await streamed;
     expect(answer.status).toBe(200);
