@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { archive } from './helpers.js';
-import { loginToken, PROCESS_ADMIN, spawnDaemonProcess, type DaemonProcess } from '../helpers/daemon-process.js';
+import { loginToken, PROCESS_ADMIN, spawnDaemonProcess, type DaemonProcess, apiCall } from '../helpers/daemon-process.js';
 
 /**
  * The invoke path remembers its look-ups (the caller's project, the agent by name and by id, the
@@ -25,15 +25,7 @@ let d: DaemonProcess;
 let admin: string;
 let projectId: string;
 
-const call = async (method: string, path: string, token: string, body?: unknown) => {
-  const r = await fetch(d.url + path, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await r.text();
-  return { status: r.status, body: text ? JSON.parse(text) : undefined };
-};
+const call = (method: string, path: string, token: string, body?: unknown) => apiCall(d.url, method, path, token, body);
 const invoke = (token: string, name: string, body: Record<string, unknown> = { message: 'hi' }) => call('POST', `/v1/agents/${name}/invoke`, token, body);
 
 async function deploy(name: string): Promise<void> {

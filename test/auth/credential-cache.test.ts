@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loginToken, PROCESS_ADMIN, spawnDaemonProcess, type DaemonProcess } from '../helpers/daemon-process.js';
+import { loginToken, PROCESS_ADMIN, spawnDaemonProcess, type DaemonProcess, apiCall } from '../helpers/daemon-process.js';
 
 /**
  * The daemon remembers resolved credentials (docs/decisions/speed-daemon.md): each case first
@@ -13,15 +13,7 @@ let home: string;
 let d: DaemonProcess;
 let admin: string;
 
-const call = async (method: string, path: string, token: string, body?: unknown) => {
-  const r = await fetch(d.url + path, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await r.text();
-  return { status: r.status, body: text ? JSON.parse(text) : undefined, wwwAuthenticate: r.headers.get('www-authenticate') };
-};
+const call = (method: string, path: string, token: string, body?: unknown) => apiCall(d.url, method, path, token, body);
 const me = (token: string) => call('GET', '/v1/auth/me', token);
 
 /** A fresh account signed in, its password already its own (no first-login gate). */
@@ -54,7 +46,7 @@ describe('cached credential verification honours revocation at once', () => {
     expect((await call('POST', '/v1/auth/revoke', p.token, { token: p.token })).status).toBe(200);
     const after = await me(p.token);
     expect(after.status).toBe(401);
-    expect(after.wwwAuthenticate).toMatch(/invalid_token/);
+    expect(after.headers.get('www-authenticate')).toMatch(/invalid_token/);
   });
 
   it('a personal API key deleted is refused on the next request', async () => {

@@ -4,7 +4,7 @@
  * under oclif's full start, and the code cache is private, rebuilt when it does not fit, and never
  * needed.
  */
-import { Config } from '@oclif/core';
+import { Config, Plugin } from '@oclif/core';
 import { normalizeArgv } from '@oclif/core/help';
 import { execa } from 'execa';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -44,6 +44,10 @@ describe('the command the words name', () => {
       }
     }
     expect(quick).toBeGreaterThan(ids.length * 3);
+  });
+
+  it("stands in for oclif's plugin methods that still exist (an upgrade renaming them would silently read the whole manifest again)", () => {
+    for (const method of ['_manifest', 'findCommand', 'load']) expect(typeof (Plugin.prototype as unknown as Record<string, unknown>)[method], method).toBe('function');
   });
 
   it('leaves help, topics, unknown words and an empty line to the full start', () => {

@@ -57,3 +57,14 @@ export async function loginToken(url: string, who: { email: string; password: st
   if (r.status !== 200) throw new Error(`login as ${who.email}: ${r.status} ${await r.text()}`);
   return ((await r.json()) as { token: string }).token;
 }
+
+/** One JSON request to a spawned daemon with a bearer token: the status, the parsed body and the headers. */
+export async function apiCall(url: string, method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }> {
+  const r = await fetch(url + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await r.text();
+  return { status: r.status, body: text ? JSON.parse(text) : undefined, headers: r.headers };
+}
