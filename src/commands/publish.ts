@@ -27,6 +27,9 @@ export default class Publish extends ProjectCommand {
 
   async run() {
     const { args, flags } = await this.parse(Publish);
+    if (flags.data !== undefined && !isBase64(flags.data)) {
+      throw new UsageError('--data takes the payload in base64', 'for plain text or JSON use --text; to encode bytes: `printf \'...\' | base64 -w0`');
+    }
     const attributes = parseAttrs(flags.attr);
     const common = (m: PublishMessage): PublishMessage => ({
       ...m,
@@ -54,6 +57,9 @@ export default class Publish extends ProjectCommand {
     return { message_ids: ids, published: ids.length, requested: messages.length, ...(error ? { error } : {}) };
   }
 }
+
+/** The API's rule (RFC 4648, standard alphabet, padded), checked first so a person is told which flag to use. */
+const isBase64 = (s: string) => s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s);
 
 function readNdjson(file: string): PublishMessage[] {
   const text = readFileSync(file === '-' ? 0 : file, 'utf8');

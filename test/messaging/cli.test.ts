@@ -99,11 +99,16 @@ describe('messaging CLI (built binary against a real daemon)', () => {
   }, SLOW);
 
   it('errors: usage mistakes exit 2, API refusals exit 1 with the envelope under --json', async () => {
-    const [noTopic, missing, badAttr] = await Promise.all([
+    const [noTopic, missing, badAttr, jsonAsData] = await Promise.all([
       cli.run(['pull', 'billing']),
       cli.run(['topics', 'get', 'nope', '--json']),
       cli.run(['publish', 'orders', '--text', 'x', '--attr', 'novalue']),
+      cli.run(['publish', 'orders', '--data', '{"a":1}']),
     ]);
+    // Plain text given to --data is told which flag takes it, before anything is sent.
+    expect(jsonAsData.exitCode).toBe(2);
+    expect(jsonAsData.stderr).toMatch(/--data takes the payload in base64/);
+    expect(jsonAsData.stderr).toMatch(/use --text/);
     expect(noTopic.exitCode).toBe(2);
     expect(noTopic.stderr).toMatch(/TOPIC\/SUB/);
     expect(missing.exitCode).toBe(1);
