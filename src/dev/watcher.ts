@@ -45,8 +45,8 @@ export interface FolderWatcher {
 /**
  * Watches a folder and its subfolders and calls `onChange` once per burst: an editor's save is
  * often several events (a temporary file, a rename, a chmod), and a `git checkout` touches many
- * files at once. The first event of a burst is passed along, so the caller can time
- * save-to-serving from the save itself.
+ * files at once. The burst carries the time of its first event, so the caller can time
+ * save-to-serving from the save itself, and the last file it touched that still exists.
  *
  * One inotify watch per directory (fs.watch without `recursive`), added for directories as they
  * appear: Node 20's recursive mode on Linux watches each file's inode, and loses a file as soon
@@ -56,6 +56,7 @@ export function watchFolder(dir: string, onChange: (first: { path: string; at: n
   const debounceMs = opts.debounceMs ?? 40;
   let timer: NodeJS.Timeout | undefined;
   let first: { path: string; at: number } | undefined;
+  let last: string | undefined;
   let unpacked = unpackedMatcher(dir);
   const watchers = new Map<string, FSWatcher>();
   const changed = (path: string) => {
@@ -63,9 +64,12 @@ export function watchFolder(dir: string, onChange: (first: { path: string; at: n
     if (path === '.gitignore' || path === '.platformignore') unpacked = unpackedMatcher(dir);
     else if (unpacked(path)) return;
     first ??= { path, at: Date.now() };
+    last = path;
     clearTimeout(timer);
     timer = setTimeout(() => {
-      const burst = first!;
+      // Timed from the burst's first event, named by the file it left: `sed -i` writes `sedXXXXXX`
+      // and renames it over the source, so the first name seen is a file that is gone.
+      const burst = { path: existsSync(join(dir, last!)) ? last! : first!.path, at: first!.at };
       first = undefined;
       onChange(burst);
     }, debounceMs);

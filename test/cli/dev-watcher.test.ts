@@ -47,6 +47,13 @@ describe('the dev watcher', () => {
     }
   });
 
+  it('names the saved file, not the temporary file a save by rename went through (sed -i writes sedXXXXXX)', async () => {
+    const seen = next();
+    writeFileSync(join(dir, 'sedAb12Cd'), 'v3b\n');
+    renameSync(join(dir, 'sedAb12Cd'), join(dir, 'main.py'));
+    expect((await seen).path).toBe('main.py');
+  });
+
   it('makes one burst of quick writes, and ignores dependency trees and what .gitignore leaves out', async () => {
     const before = bursts.length;
     const seen = next();
