@@ -31,12 +31,16 @@ export interface DevOutput {
 /** Lines of a failure shown under it: where compilers and tracebacks put the cause. */
 export const ERROR_TAIL_LINES = 12;
 
+const RUNTIME_FRAME = /^\s+at (?:async )?(?:.*\()?node:internal\//;
+
 /**
  * The failure's first line (the daemon's headline: which step failed and why) and its last
  * lines (where compilers and tracebacks put the cause), the middle left out.
  */
 export function errorTail(text: string, lines = ERROR_TAIL_LINES): string[] {
-  const all = text.trimEnd().split('\n');
+  // Frames inside Node's own loader say nothing about the author's code and would push the
+  // file and line of a syntax error out of the tail.
+  const all = text.trimEnd().split('\n').filter((l) => !RUNTIME_FRAME.test(l));
   if (all.length <= lines) return all;
   return [all[0]!, `… (${all.length - lines + 1} lines left out)`, ...all.slice(-(lines - 2))];
 }

@@ -159,6 +159,16 @@ describe('failures', () => {
     expect(failed.message).toMatch(/nonexistent_module_xyz/);
   });
 
+  it('a start failure names the file as uploaded: no state-directory path, no shim twin', async () => {
+    const code = archive({ 'index.js': 'export async function handle(event) { return {\n' });
+    expect((await deployForm(d, token, { name: 'badsyntax', framework: 'function', runtime: 'nodejs' }, code, q())).status).toBe(202);
+    const failed = await waitState(d, token, 'badsyntax', 'failed', c.project.slug);
+    expect(failed.message).toMatch(/SyntaxError/);
+    expect(failed.message).toMatch(/^index\.js:\d+$/m);
+    expect(failed.message).not.toContain(d.home);
+    expect(failed.message).not.toContain('.platform-index.mjs');
+  });
+
   it('a failed redeploy leaves the previous revision serving', async () => {
     expect((await deployForm(d, token, { name: 'keep', framework: 'function' }, archive({ 'main.py': HELLO_PY }), q())).status).toBe(202);
     await waitState(d, token, 'keep', 'ready', c.project.slug);

@@ -81,6 +81,24 @@ describe('what dev shows', () => {
     const lines = ['headline', ...Array.from({ length: 30 }, (_, i) => `line ${i}`)];
     expect(errorTail(lines.join('\n'))).toEqual(['headline', '… (20 lines left out)', ...lines.slice(-10)]);
     expect(errorTail('one\ntwo\n')).toEqual(['one', 'two']);
+    // Node's loader frames are left out, so a syntax error's file and line stay in the tail.
+    const syntax = [
+      'revision fn-00003 did not become ready: the instance exited before it answered /healthz',
+      'index.js:2',
+      '',
+      '',
+      '',
+      'SyntaxError: Unexpected end of input',
+      '    at compileSourceTextModule (node:internal/modules/esm/utils:346:16)',
+      '    at ModuleLoader.moduleStrategy (node:internal/modules/esm/translators:146:18)',
+      '    at #translate (node:internal/modules/esm/loader:497:12)',
+      '    at ModuleLoader.loadAndTranslate (node:internal/modules/esm/loader:544:27)',
+      '    at async ModuleJob._link (node:internal/modules/esm/module_job:148:19)',
+      '    at handle (/src/index.js:4:9)',
+      '',
+      'Node.js v20.20.2',
+    ];
+    expect(errorTail(syntax.join('\n'))).toEqual([...syntax.slice(0, 6), ...syntax.slice(11)]);
   });
 
   it('a log line with its revision; anything else is not a log line', () => {

@@ -329,7 +329,7 @@ export class Supervisor {
         .map((l) => l.message)
         .join('\n');
       await this.stop(live, 'failed to start');
-      throw new Error(`${(e as Error).message}${tail ? `\n${tail}` : ''}`);
+      throw new Error(`${(e as Error).message}${tail ? `\n${asSourcePaths(tail, plan.artifact)}` : ''}`);
     }
     live.healthy = true;
     this.hooks.ready?.(slot.key, performance.now() - launched);
@@ -389,4 +389,15 @@ export class Supervisor {
       }
     }
   }
+}
+
+/**
+ * A failed start's output as its author reads it: paths relative to the uploaded source, not under
+ * the daemon's state directory, and the Node shim's `.mjs` twin of index.js named index.js.
+ */
+export function asSourcePaths(output: string, artifact: string): string {
+  return output
+    .replaceAll(`file://${artifact}/`, '')
+    .replaceAll(`${artifact}/`, '')
+    .replaceAll('.platform-index.mjs', 'index.js');
 }
