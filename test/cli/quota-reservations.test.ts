@@ -1,0 +1,131 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startedSandbox } from './small-things-helpers.js';
+
+/**
+ * Issue 25 §3: `quota` counts what running instances reserve (spec 1 §8.3, §8.4), through the
+ * built CLI against the daemon it spawns. A medium function holds its own 1 CPU and 1 GiB plus a
+ * proxy of 500m and 256 MiB against the limits; against the requests 10 percent of each CPU
+ * (never below 100m) and all of the memory. Instances stay up (scale to zero is far away) until
+ * deleted, so the figures change only when the test changes them.
+ */
+const sandbox = startedSandbox({ PLATFORM_SCALE_TO_ZERO_SECONDS: '600' });
+const { cli } = sandbox;
+const work = mkdtempSync(join(tmpdir(), 'platform-quota-'));
+const SLOW = 180_000;
+
+type Row = { resource: string; used: number; limit: number; by_source: Record<string, number> };
+const ROWS = ['instances', 'cpu_requests', 'memory_requests', 'cpu_limits', 'memory_limits'] as const;
+
+/** The agents area's share and the total of each row of `quota --json`. */
+async function figures(): Promise<Record<(typeof ROWS)[number], { used: number; agents: number; limit: number }>> {
+  const r = await cli.run(['quota', '--json']);
+  expect(r.exitCode, r.stderr).toBe(0);
+  const rows = r.json.quotas as Row[];
+  return Object.fromEntries(
+    ROWS.map((name) => {
+      const row = rows.find((q) => q.resource === name)!;
+      return [name, { used: row.used, agents: row.by_source.agents!, limit: row.limit }];
+    }),
+  ) as never;
+}
+
+/** `quota --json` again until `ok` holds (an instance stops a moment after its delete answered). */
+async function figuresUntil(ok: (f: Awaited<ReturnType<typeof figures>>) => boolean): Promise<Awaited<ReturnType<typeof figures>>> {
+  const end = Date.now() + 60_000;
+  for (;;) {
+    const f = await figures();
+    if (ok(f) || Date.now() > end) return f;
+  }
+}
+
+async function deployFunction(name: string, extra: string[] = []) {
+  const dir = join(work, name);
+  expect((await cli.run(['init', dir, '--template', 'function-python'])).exitCode).toBe(0);
+  return cli.run(['deploy', dir, ...extra]);
+}
+
+/** Sets one quota of the default project in the daemon's database, as the quota tests of the agents area do. */
+function setQuota(resource: string, value: number): void {
+  const db = new Database(join(cli.home, 'platform.db'));
+  try {
+    db.pragma('busy_timeout = 5000');
+    const changed = db.prepare(`UPDATE acct_project_quotas SET value = ? WHERE resource = ? AND project_id = (SELECT id FROM acct_projects WHERE slug = 'default')`).run(value, resource).changes;
+    expect(changed).toBe(1);
+  } finally {
+    db.close();
+  }
+}
+
+beforeAll(() => sandbox.start(), SLOW);
+afterAll(async () => {
+  await cli.stop();
+  rmSync(work, { recursive: true, force: true });
+}, 60_000);
+
+describe('quota: CPU and memory of running instances', () => {
+  it('a running medium function counts 0.2 CPU and 1280 MiB of requests, 1.5 CPU and 1280 MiB of limits; deleted, nothing', async () => {
+    const before = await figures();
+    for (const name of ROWS) expect(before[name], name).toMatchObject({ used: 0, agents: 0 });
+    const deployed = await deployFunction('firstfn');
+    expect(deployed.exitCode, deployed.stderr).toBe(0);
+    const [running, human] = await Promise.all([figures(), cli.run(['quota'])]);
+    expect(running).toMatchObject({
+      instances: { used: 1, agents: 1, limit: 50 },
+      cpu_requests: { used: 0.2, agents: 0.2, limit: 10 },
+      memory_requests: { used: 1280, agents: 1280, limit: 20480 },
+      cpu_limits: { used: 1.5, agents: 1.5, limit: 20 },
+      memory_limits: { used: 1280, agents: 1280, limit: 40960 },
+    });
+    expect(human.stdout).toMatch(/^cpu_limits\s+1\.5\s+20\s+cpu\s+agents 1\.5, cache 0, mcp 0, serverless 0$/m);
+    expect(human.stdout).toMatch(/^memory_requests\s+1280\s+20480\s+MiB\s+agents 1280, cache 0, mcp 0, serverless 0$/m);
+    const deleted = await cli.run(['agents', 'delete', 'firstfn', '--yes']);
+    expect(deleted.exitCode, deleted.stderr).toBe(0);
+    const after = await figuresUntil((f) => f.instances.used === 0);
+    for (const name of ROWS) expect(after[name], name).toMatchObject({ used: 0, agents: 0 });
+  }, SLOW);
+
+  it('a start past a CPU limit is refused with the numbers and the revision waits in deploying; nothing else changes; freed, it serves', async () => {
+    const served = await deployFunction('keeper');
+    expect(served.exitCode, served.stderr).toBe(0);
+    const running = await figures();
+    expect(running.cpu_limits).toMatchObject({ used: 1.5, agents: 1.5 });
+    setQuota('cpu_limits', 2);
+    try {
+      // A small function: its own 500m and the proxy's 500m would make 2.5 CPU of 2.
+      const waiting = await deployFunction('smallfn', ['--no-wait', '--config', '{"instance_size":"small"}']);
+      expect(waiting.exitCode, waiting.stderr).toBe(0);
+      const end = Date.now() + 90_000;
+      let view: any;
+      do {
+        view = (await cli.run(['agents', 'get', 'smallfn', '--json'])).json;
+      } while (!/cpu_limits limit/.test(view?.message ?? '') && Date.now() < end);
+      expect(view).toMatchObject({ state: 'deploying', ready: false });
+      expect(view.message).toContain('project at its cpu_limits limit: 1.5 of 2 CPU in use, and one more instance needs 1 CPU');
+      // The refused start changed nothing: the same figures, and the running function still answers.
+      expect(await figures()).toEqual({ ...running, cpu_limits: { ...running.cpu_limits, limit: 2 } });
+      const invoked = await cli.run(['invoke', 'keeper', '-m', 'still']);
+      expect(invoked.exitCode, invoked.stderr).toBe(0);
+    } finally {
+      setQuota('cpu_limits', 20);
+    }
+    // Room again: the waiting revision is admitted, and counts.
+    const end = Date.now() + 90_000;
+    let view: any;
+    do {
+      view = (await cli.run(['agents', 'get', 'smallfn', '--json'])).json;
+    } while (view?.state !== 'ready' && Date.now() < end);
+    expect(view).toMatchObject({ state: 'ready' });
+    const both = await figuresUntil((f) => f.instances.used === 2);
+    expect(both).toMatchObject({
+      instances: { used: 2 },
+      cpu_requests: { used: 0.4 },
+      memory_requests: { used: 1280 + 768 },
+      cpu_limits: { used: 2.5 },
+      memory_limits: { used: 1280 + 768 },
+    });
+  }, SLOW);
+});
