@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,14 +21,14 @@ type Row = { resource: string; used: number; limit: number; by_source: Record<st
 const ROWS = ['instances', 'cpu_requests', 'memory_requests', 'cpu_limits', 'memory_limits'] as const;
 
 /** The agents area's share and the total of each row of `quota --json`. */
-async function figures(): Promise<Record<(typeof ROWS)[number], { used: number; agents: number; limit: number }>> {
+async function figures(): Promise<Record<(typeof ROWS)[number], { used: number; agents: number; mcp: number; limit: number }>> {
   const r = await cli.run(['quota', '--json']);
   expect(r.exitCode, r.stderr).toBe(0);
   const rows = r.json.quotas as Row[];
   return Object.fromEntries(
     ROWS.map((name) => {
       const row = rows.find((q) => q.resource === name)!;
-      return [name, { used: row.used, agents: row.by_source.agents!, limit: row.limit }];
+      return [name, { used: row.used, agents: row.by_source.agents!, mcp: row.by_source.mcp!, limit: row.limit }];
     }),
   ) as never;
 }
@@ -127,5 +127,30 @@ describe('quota: CPU and memory of running instances', () => {
       cpu_limits: { used: 2.5 },
       memory_limits: { used: 1280 + 768 },
     });
+  }, SLOW);
+
+  it('an MCP server counts a medium instance with its proxy; a version whose instance does not fit fails with the numbers and the serving one stays', async () => {
+    const tool = (n: number) => `from platform_mcp import tool\n\n@tool\ndef add(a: int) -> int:\n    """Adds ${n}.\n\n    Args:\n        a: a number\n    """\n    return a + ${n}\n`;
+    expect((await cli.run(['mcp', 'create', 'calc'])).exitCode).toBe(0);
+    writeFileSync(join(work, 'add.py'), tool(1));
+    const first = await cli.run(['mcp', 'tools', 'publish', 'calc', join(work, 'add.py'), '--wait']);
+    expect(first.exitCode, first.stderr).toBe(0);
+    const serving = await figuresUntil((f) => f.instances.mcp === 1);
+    expect(serving).toMatchObject({ instances: { mcp: 1 }, cpu_requests: { mcp: 0.2 }, memory_requests: { mcp: 1280 }, cpu_limits: { mcp: 1.5 }, memory_limits: { mcp: 1280 } });
+    // Exactly full: the new version's trial instance (1280 MiB more) does not fit.
+    setQuota('memory_limits', serving.memory_limits.used);
+    try {
+      writeFileSync(join(work, 'add.py'), tool(2));
+      const refused = await cli.run(['mcp', 'tools', 'publish', 'calc', join(work, 'add.py'), '--wait']);
+      expect(refused.exitCode).toBe(1);
+      expect(refused.stderr).toContain(`project at its memory_limits limit: ${serving.memory_limits.used} of ${serving.memory_limits.used} MiB in use, and one more instance needs 1280 MiB`);
+      expect(refused.stderr).toMatch(/version 1 keeps serving/);
+      const call = await cli.run(['mcp', 'call', 'calc', 'add', '--arg', 'a=1']);
+      expect(call.exitCode, call.stderr).toBe(0);
+      expect(call.stdout).toBe('2');
+      expect(await figures()).toEqual({ ...serving, memory_limits: { ...serving.memory_limits, limit: serving.memory_limits.used } });
+    } finally {
+      setQuota('memory_limits', 40960);
+    }
   }, SLOW);
 });
