@@ -12,7 +12,8 @@ import { startedSandbox } from './small-things-helpers.js';
  * (never below 100m) and all of the memory. Instances stay up (scale to zero is far away) until
  * deleted, so the figures change only when the test changes them.
  */
-const sandbox = startedSandbox({ PLATFORM_SCALE_TO_ZERO_SECONDS: '600' });
+// A refused cache server is tried again with the backoff: short here, so freed room shows soon.
+const sandbox = startedSandbox({ PLATFORM_SCALE_TO_ZERO_SECONDS: '600', PLATFORM_CACHE_RESTART_BACKOFF_MS: '200' });
 const { cli } = sandbox;
 const work = mkdtempSync(join(tmpdir(), 'platform-quota-'));
 const SLOW = 180_000;
@@ -21,14 +22,14 @@ type Row = { resource: string; used: number; limit: number; by_source: Record<st
 const ROWS = ['instances', 'cpu_requests', 'memory_requests', 'cpu_limits', 'memory_limits'] as const;
 
 /** The agents area's share and the total of each row of `quota --json`. */
-async function figures(): Promise<Record<(typeof ROWS)[number], { used: number; agents: number; mcp: number; limit: number }>> {
+async function figures(): Promise<Record<(typeof ROWS)[number], { used: number; agents: number; mcp: number; cache: number; limit: number }>> {
   const r = await cli.run(['quota', '--json']);
   expect(r.exitCode, r.stderr).toBe(0);
   const rows = r.json.quotas as Row[];
   return Object.fromEntries(
     ROWS.map((name) => {
       const row = rows.find((q) => q.resource === name)!;
-      return [name, { used: row.used, agents: row.by_source.agents!, mcp: row.by_source.mcp!, limit: row.limit }];
+      return [name, { used: row.used, agents: row.by_source.agents!, mcp: row.by_source.mcp!, cache: row.by_source.cache!, limit: row.limit }];
     }),
   ) as never;
 }
@@ -152,5 +153,32 @@ describe('quota: CPU and memory of running instances', () => {
     } finally {
       setQuota('memory_limits', 40960);
     }
+  }, SLOW);
+
+  it('a cache server that does not fit stays provisioning with the numbers and starts once there is room', async () => {
+    const before = await figures();
+    expect(before.memory_requests.cache).toBe(0);
+    setQuota('memory_requests', before.memory_requests.used);
+    const view = async () => (await cli.run(['cache', 'get', 'spare', '--json'])).json;
+    try {
+      const created = await cli.run(['cache', 'create', 'spare', '--json']);
+      expect(created.exitCode, created.stderr).toBe(0);
+      const end = Date.now() + 60_000;
+      let v: any;
+      do v = await view();
+      while (!/memory_requests limit/.test(v?.message ?? '') && Date.now() < end);
+      expect(v).toMatchObject({ state: 'provisioning', ready: false });
+      expect(v.message).toContain(`project at its memory_requests limit: ${before.memory_requests.used} of ${before.memory_requests.used} MiB in use, and one more instance needs 256 MiB`);
+      expect(await figures()).toEqual({ ...before, memory_requests: { ...before.memory_requests, limit: before.memory_requests.used } });
+    } finally {
+      setQuota('memory_requests', 20480);
+    }
+    const end = Date.now() + 60_000;
+    let v: any;
+    do v = await view();
+    while (v?.state !== 'ready' && Date.now() < end);
+    expect(v).toMatchObject({ state: 'ready', ready: true });
+    const after = await figures();
+    expect(after).toMatchObject({ instances: { cache: 1 }, memory_requests: { cache: 256, used: before.memory_requests.used + 256 }, cpu_limits: { cache: 1 } });
   }, SLOW);
 });

@@ -10,7 +10,7 @@ import { newId } from '../../ids.js';
 import { tx } from '../../store/db.js';
 import type { ProjectNeed } from '../accounts/access.js';
 import { accessProject } from '../accounts/projects.js';
-import { addReservations, containerReservation, type Reservation } from '../accounts/quota-use.js';
+import { addReservations, containerReservation, instanceRefusal, type Reservation } from '../accounts/quota-use.js';
 import { principalKey, type Principal } from '../auth/principal.js';
 import type { CacheDriver, LaunchSpec } from './driver.js';
 import { RequestDeadline, withTimeout } from './deadline.js';
@@ -26,6 +26,7 @@ import { credentialView, instanceView, resourcePath } from './views.js';
 
 /** A Redis server runs its commands on one thread: one CPU is its ceiling (docs/decisions/cli-small.md). */
 const CACHE_CPUS = 1;
+const reservationOf = (row: InstanceRow) => containerReservation({ cpus: CACHE_CPUS, memoryBytes: SIZE_CLASSES[row.size_class].limitBytes });
 
 const badGateway = (message: string) => new ApiError(502, message);
 
@@ -47,7 +48,7 @@ export class CacheService {
     readonly driver: CacheDriver,
   ) {
     this.store = new CacheStore(ctx.db);
-    this.supervisor = new Supervisor({ config: ctx.config.cache, driver, log: ctx.log, onChange: (id, o) => this.observed(id, o) });
+    this.supervisor = new Supervisor({ config: ctx.config.cache, driver, log: ctx.log, onChange: (id, o) => this.observed(id, o), admit: (id) => this.admit(id) });
     this.sessionKey = new SessionKeyWatch(join(this.keysDir, 'signing.key'));
   }
 
@@ -476,8 +477,14 @@ export class CacheService {
     const up = this.store.idsByProject(projectId).filter((id) => this.supervisor.isUp(id));
     return addReservations(up.flatMap((id) => {
       const row = this.store.byId(id);
-      return row ? [containerReservation({ cpus: CACHE_CPUS, memoryBytes: SIZE_CLASSES[row.size_class].limitBytes })] : [];
+      return row ? [reservationOf(row)] : [];
     }));
+  }
+
+  /** The quotas' word on starting this server: a refusal keeps it down with the numbers, tried again later. */
+  private admit(id: string): string | undefined {
+    const row = this.store.byId(id);
+    return row ? instanceRefusal(this.ctx, row.project_id, reservationOf(row)) : undefined;
   }
 
   /** Count for the project-deletion guard. */
