@@ -1,9 +1,10 @@
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startedSandbox } from './small-things-helpers.js';
+import { SERVER_PY } from '../serverless/data-helpers.js';
 
 /**
  * Issue 25 §3: `quota` counts what running instances reserve (spec 1 §8.3, §8.4), through the
@@ -22,14 +23,14 @@ type Row = { resource: string; used: number; limit: number; by_source: Record<st
 const ROWS = ['instances', 'cpu_requests', 'memory_requests', 'cpu_limits', 'memory_limits'] as const;
 
 /** The agents area's share and the total of each row of `quota --json`. */
-async function figures(): Promise<Record<(typeof ROWS)[number], { used: number; agents: number; mcp: number; cache: number; limit: number }>> {
+async function figures(): Promise<Record<(typeof ROWS)[number], { used: number; agents: number; mcp: number; cache: number; serverless: number; limit: number }>> {
   const r = await cli.run(['quota', '--json']);
   expect(r.exitCode, r.stderr).toBe(0);
   const rows = r.json.quotas as Row[];
   return Object.fromEntries(
     ROWS.map((name) => {
       const row = rows.find((q) => q.resource === name)!;
-      return [name, { used: row.used, agents: row.by_source.agents!, mcp: row.by_source.mcp!, cache: row.by_source.cache!, limit: row.limit }];
+      return [name, { used: row.used, agents: row.by_source.agents!, mcp: row.by_source.mcp!, cache: row.by_source.cache!, serverless: row.by_source.serverless!, limit: row.limit }];
     }),
   ) as never;
 }
@@ -180,5 +181,29 @@ describe('quota: CPU and memory of running instances', () => {
     expect(v).toMatchObject({ state: 'ready', ready: true });
     const after = await figures();
     expect(after).toMatchObject({ instances: { cache: 1 }, memory_requests: { cache: 256, used: before.memory_requests.used + 256 }, cpu_limits: { cache: 1 } });
+  }, SLOW);
+
+  it('a serverless revision whose instance does not fit is not ready with the numbers; with room, the next revision serves and counts', async () => {
+    const src = join(work, 'web');
+    mkdirSync(src, { recursive: true });
+    writeFileSync(join(src, 'main.py'), SERVER_PY);
+    const before = await figures();
+    expect(before.cpu_limits.serverless).toBe(0);
+    setQuota('cpu_limits', before.cpu_limits.used);
+    try {
+      const refused = await cli.run(['services', 'deploy', src, '--name', 'web', '--wait']);
+      expect(refused.exitCode).toBe(1);
+      expect(refused.stderr).toContain(`project at its cpu_limits limit: ${before.cpu_limits.used} of ${before.cpu_limits.used} CPU in use, and one more instance needs 1.5 CPU`);
+      const revisions = await cli.run(['services', 'revisions', 'web']);
+      expect(revisions.stdout).toMatch(/^web-00001\s+1\s+not_ready\s/m);
+      expect(await figures()).toEqual({ ...before, cpu_limits: { ...before.cpu_limits, limit: before.cpu_limits.used } });
+    } finally {
+      setQuota('cpu_limits', 20);
+    }
+    const served = await cli.run(['services', 'deploy', src, '--name', 'web', '--env', 'MSG=room', '--wait']);
+    expect(served.exitCode, served.stderr).toBe(0);
+    const after = await figuresUntil((f) => f.instances.serverless === 1);
+    // The default resources (requests 250m and 512Mi, limits 1 CPU and 512Mi) and the proxy.
+    expect(after).toMatchObject({ instances: { serverless: 1 }, cpu_requests: { serverless: 0.35 }, memory_requests: { serverless: 768 }, cpu_limits: { serverless: 1.5 }, memory_limits: { serverless: 768 } });
   }, SLOW);
 });
