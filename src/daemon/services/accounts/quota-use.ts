@@ -32,8 +32,9 @@ export function servicesRefusal(ctx: AreaContext, projectId: string, more: numbe
 }
 
 /**
- * What one running instance holds against the four CPU and memory rows of spec 1 §8.3, in their
- * units: CPU in cores, memory in MiB. Kept in millicores and bytes inside so sums stay exact.
+ * What running instances hold against the four CPU and memory rows of spec 1 §8.3, in the rows'
+ * units: CPU in cores, memory in MiB. Sums go through addReservations, which rounds them to the
+ * millicore and the MiB, so floating point never shows in a readout or a comparison.
  */
 export interface Reservation {
   cpu_requests: number;
@@ -91,15 +92,21 @@ const unitOf = (resource: string) => (resource.startsWith('cpu') ? 'CPU' : 'MiB'
  * Every area's running instances fill the same quotas (spec 1 §8.3).
  */
 export function instanceRefusal(ctx: AreaContext, projectId: string, reservation: Reservation): string | undefined {
-  const instances = quotaLimit(ctx, projectId, 'instances');
+  const limits = ctx.db.prepare('SELECT resource, value FROM acct_project_quotas WHERE project_id = ? AND value > 0').all(projectId) as Array<{ resource: string; value: number }>;
+  if (!limits.length) return undefined;
+  const capOf = (resource: string) => limits.find((l) => l.resource === resource)?.value ?? 0;
+  // One reading of every area's use, so the five rows are compared against the same moment.
+  const reports = ctx.hooks.quotaUsage.map((hook) => hook(projectId).used);
+  const usedOf = (resource: string) => reports.reduce((n, used) => n + (used[resource] ?? 0), 0);
+  const instances = capOf('instances');
   if (instances) {
-    const running = quotaUsed(ctx, projectId, 'instances');
+    const running = usedOf('instances');
     if (running >= instances) return `project at its running-instance limit: ${running} of ${instances} instances in use`;
   }
   for (const resource of RESERVATION_ROWS) {
-    const limit = quotaLimit(ctx, projectId, resource);
+    const limit = capOf(resource);
     if (!limit) continue;
-    const used = addReservations([{ ...EMPTY, [resource]: quotaUsed(ctx, projectId, resource) }])[resource];
+    const used = addReservations([{ ...EMPTY, [resource]: usedOf(resource) }])[resource];
     const after = addReservations([{ ...EMPTY, [resource]: used }, reservation])[resource];
     if (after > limit) {
       const unit = unitOf(resource);
