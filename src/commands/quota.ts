@@ -3,7 +3,7 @@ import { projectFlag } from '../cli/flags.js';
 import { projectRoutes } from '../api/projects.js';
 
 export default class Quota extends BaseCommand {
-  static override summary = "Show a project's quota caps and live use: running instances and services per area (agents, serverless, MCP, cache)";
+  static override summary = "Show a project's quota caps and live use per area (agents, serverless, MCP, cache): running instances, services, and the CPU and memory running instances reserve";
   static override examples = ['<%= config.bin %> quota', '<%= config.bin %> quota --project shop-api --json'];
   static override flags = { project: projectFlag };
 

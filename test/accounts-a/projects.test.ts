@@ -201,7 +201,9 @@ describe('DELETE /v1/projects/{id}', () => {
 });
 
 /** The areas that report live use of a resource (spec 1 §8.3: one count across areas). */
-const LIVE_SOURCES: Record<string, string> = { instances: 'agents,cache,mcp,serverless', services: 'agents,serverless' };
+// Every area that runs instances reports them and what they reserve (CPU and memory, issue 25 §3).
+const RUNNING = 'agents,cache,mcp,serverless';
+const LIVE_SOURCES: Record<string, string> = { instances: RUNNING, services: 'agents,serverless', cpu_requests: RUNNING, memory_requests: RUNNING, cpu_limits: RUNNING, memory_limits: RUNNING };
 
 describe('quota and platform limits', () => {
   it('GET /quota: caps written at creation with live use from the hooks; visible to members and the project key; 404 outsiders', async () => {

@@ -114,6 +114,13 @@ describe('quota readout', () => {
     expect(row('services')).toMatchObject({ used: 6, limit: 30, source: expect.stringContaining('serverless') });
     const live = e.plane.instances(id('web')).reduce((n, i) => n + i.replicas, 0);
     expect(row('instances').used).toBe(live);
+    expect(live).toBeGreaterThan(0);
+    // Each replica at the default resources (requests 250m and 512Mi, limits 1 CPU and 512Mi) with
+    // its proxy (limits 500m and 256Mi, requests 100m and 256Mi).
+    expect(row('cpu_requests').by_source.serverless).toBeCloseTo(0.35 * live, 3);
+    expect(row('memory_requests').by_source.serverless).toBe(768 * live);
+    expect(row('cpu_limits').by_source.serverless).toBeCloseTo(1.5 * live, 3);
+    expect(row('memory_limits').by_source.serverless).toBe(768 * live);
   });
 });
 

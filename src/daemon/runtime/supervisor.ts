@@ -43,6 +43,8 @@ interface Live {
   /** Sent with every request to the instance; the shim answers nothing without it. */
   secret: string;
   revision: string;
+  /** What it was started with (its instance size), for the CPU and memory quotas. */
+  limits?: LaunchPlan['limits'];
   run: RunningInstance;
   logs: LogCapture;
   stopping: boolean;
@@ -143,6 +145,11 @@ export class Supervisor {
   /** One entry per running instance: a workload running several revisions appears once for each. */
   runningKeys(): string[] {
     return [...this.slots.values()].filter((s) => s.live && !s.live.stopping).map((s) => s.key);
+  }
+
+  /** As runningKeys, with the limits each instance was started with (the CPU and memory quotas). */
+  runningInstances(): Array<{ key: string; limits?: LaunchPlan['limits'] }> {
+    return [...this.slots.values()].flatMap((s) => (s.live && !s.live.stopping ? [{ key: s.key, limits: s.live.limits }] : []));
   }
 
   /** Stops every instance of a workload and forgets it (delete). */
@@ -314,7 +321,7 @@ export class Supervisor {
     logs.attach(run.stdout, 'stdout');
     logs.attach(run.stderr, 'stderr');
     logs.push('system', `instance ${id} starting on 127.0.0.1:${port}`);
-    const live: Live = { id, port, secret, revision: plan.revision, run, logs, stopping: false, healthy: false, startedAt: Date.now(), slot };
+    const live: Live = { id, port, secret, revision: plan.revision, limits: plan.limits, run, logs, stopping: false, healthy: false, startedAt: Date.now(), slot };
     if (this.running.size === 0) process.on('exit', this.killOnExit);
     this.running.add(live);
     this.hooks.instanceStarted(slot.key, { id, revision: plan.revision, pid: run.pid, container: run.container, port });

@@ -28,7 +28,8 @@ export function projectQuota(ctx: AreaContext, principal: Principal, ref: string
         resource: q.resource,
         unit: q.unit,
         limit: q.value,
-        used: from.reduce((sum, r) => sum + (r.used[q.resource] ?? 0), 0),
+        // CPU comes in fractions of a core: summed to the millicore, so 0.1 + 0.2 reads 0.3.
+        used: Math.round(from.reduce((sum, r) => sum + (r.used[q.resource] ?? 0), 0) * 1000) / 1000,
         source: from.length ? from.map((r) => r.source).join(',') : 'none',
         by_source: Object.fromEntries(from.map((r) => [r.source, r.used[q.resource] ?? 0])),
       };

@@ -6,7 +6,7 @@ import { isoNow } from '../../clock.js';
 import type { Db } from '../../store/db.js';
 import { tx } from '../../store/db.js';
 import { ApiError } from '../../http/errors.js';
-import { quotaLimit, quotaUsed } from '../accounts/quota-use.js';
+import { addReservations, instanceRefusal, proxiedReservation, quotaLimit, quotaUsed, type Reservation } from '../accounts/quota-use.js';
 import { createWorkloadKey } from '../auth/keys.js';
 import { BuildLog } from '../../runtime/build-log.js';
 import { BuildQueue } from '../../runtime/build-queue.js';
@@ -185,6 +185,12 @@ export class AgentRuntime {
     return this.supervisor.runningKeys().filter((id) => agentStore.byId(this.ctx.db, id)?.project_id === projectId).length;
   }
 
+  /** What the project's running instances hold against the CPU and memory quotas: each its size and its proxy. */
+  reservedIn(projectId: string): Reservation {
+    const mine = this.supervisor.runningInstances().filter((i) => agentStore.byId(this.ctx.db, i.key)?.project_id === projectId);
+    return addReservations(mine.map((i) => proxiedReservation(i.limits ?? INSTANCE_SIZES.medium)));
+  }
+
   private every(ms: number, fn: () => void): void {
     const t = setInterval(fn, ms);
     t.unref();
@@ -346,13 +352,10 @@ export class AgentRuntime {
     const agent = agentStore.byId(db, agentId);
     const rev = agent && revision ? agentStore.revisionByName(db, agentId, revision) : undefined;
     if (!agent || !rev) throw new ApiError(503, 'the agent has no built revision yet');
-    const limit = quotaLimit(this.ctx, agent.project_id, 'instances');
-    // Every area's running instances fill the same quota (serverless, MCP).
-    const running = limit ? quotaUsed(this.ctx, agent.project_id, 'instances') : 0;
-    if (limit && running >= limit) {
-      throw new ApiError(503, `project at its running-instance limit: ${running} of ${limit} instances in use`, { 'Retry-After': '5' });
-    }
     const size = INSTANCE_SIZES[(JSON.parse(rev.config) as AgentConfig).instance_size ?? 'medium'];
+    // Every area's running instances fill the same quotas (serverless, MCP, cache).
+    const refusal = instanceRefusal(this.ctx, agent.project_id, proxiedReservation(size));
+    if (refusal) throw new ApiError(503, refusal, { 'Retry-After': '5' });
     return { revision: rev.name, artifact: rev.artifact!, framework: agent.framework, runtime: agent.runtime ?? undefined, env: this.workloadEnv(agent, rev), limits: size };
   }
 

@@ -53,8 +53,11 @@ export function createAgentsArea(): Area {
         const n = agentStore.countInProject(ctx.db, projectId);
         return n ? `${n} agent${n === 1 ? '' : 's'}` : undefined;
       });
-      // Spec 1 §8.3: every agent or function holds one Services entry; its running instances count.
-      ctx.hooks.quotaUsage.push((projectId) => ({ source: 'agents', used: { services: agentStore.countInProject(ctx.db, projectId), instances: rt!.runningIn(projectId) } }));
+      // Spec 1 §8.3: every agent or function holds one Services entry; its running instances count, with their CPU and memory.
+      ctx.hooks.quotaUsage.push((projectId) => ({
+        source: 'agents',
+        used: { services: agentStore.countInProject(ctx.db, projectId), instances: rt!.runningIn(projectId), ...rt!.reservedIn(projectId) },
+      }));
       ctx.hooks.nameInUse.push((projectId, name) => {
         const a = agentStore.byName(ctx.db, projectId, name);
         return a ? `${a.kind} ${name}` : undefined;

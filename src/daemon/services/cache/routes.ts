@@ -24,7 +24,7 @@ export function createCacheArea(): Area & { service?: CacheService } {
       ctx.hooks.projectDependents.push((projectId) => svc.dependents(projectId));
       // An instance is a single-replica server in the project (spec 3 §2.2: replicas, WorkloadReady),
       // so a running one fills the running-instances quota like any workload's instance.
-      ctx.hooks.quotaUsage.push((projectId) => ({ source: 'cache', used: { instances: svc.runningIn(projectId) } }));
+      ctx.hooks.quotaUsage.push((projectId) => ({ source: 'cache', used: { instances: svc.runningIn(projectId), ...svc.reservedIn(projectId) } }));
       ctx.hooks.metricsReaders.push(cacheMetricsReader(ctx, svc));
       ctx.hooks.backupPreparers.push(cacheBackupPart(ctx, svc));
 

@@ -10,6 +10,7 @@ import { newId } from '../../ids.js';
 import { tx } from '../../store/db.js';
 import type { ProjectNeed } from '../accounts/access.js';
 import { accessProject } from '../accounts/projects.js';
+import { addReservations, containerReservation, instanceRefusal, type Reservation } from '../accounts/quota-use.js';
 import { principalKey, type Principal } from '../auth/principal.js';
 import type { CacheDriver, LaunchSpec } from './driver.js';
 import { RequestDeadline, withTimeout } from './deadline.js';
@@ -22,6 +23,10 @@ import { SessionKeyWatch } from '../auth/session-key-watch.js';
 import { CacheStore, type InstanceRow } from './store.js';
 import { Supervisor, type InstanceSpec, type Observation } from './supervisor.js';
 import { credentialView, instanceView, resourcePath } from './views.js';
+
+/** A Redis server runs its commands on one thread: one CPU is its ceiling (docs/decisions/cli-small.md). */
+const CACHE_CPUS = 1;
+const reservationOf = (row: InstanceRow) => containerReservation({ cpus: CACHE_CPUS, memoryBytes: SIZE_CLASSES[row.size_class].limitBytes });
 
 const badGateway = (message: string) => new ApiError(502, message);
 
@@ -43,7 +48,7 @@ export class CacheService {
     readonly driver: CacheDriver,
   ) {
     this.store = new CacheStore(ctx.db);
-    this.supervisor = new Supervisor({ config: ctx.config.cache, driver, log: ctx.log, onChange: (id, o) => this.observed(id, o) });
+    this.supervisor = new Supervisor({ config: ctx.config.cache, driver, log: ctx.log, onChange: (id, o) => this.observed(id, o), admit: (id) => this.admit(id) });
     this.sessionKey = new SessionKeyWatch(join(this.keysDir, 'signing.key'));
   }
 
@@ -461,6 +466,25 @@ export class CacheService {
   /** Servers of the project answering now, for the running-instances quota (spec 1 §8.3). */
   runningIn(projectId: string): number {
     return this.store.idsByProject(projectId).filter((id) => this.supervisor.isUp(id)).length;
+  }
+
+  /**
+   * What the project's answering servers hold against the CPU and memory quotas: the size class's
+   * container memory as request and limit, and one CPU (docs/decisions/cli-small.md); no proxy
+   * stands in front of a cache server.
+   */
+  reservedIn(projectId: string): Reservation {
+    const up = this.store.idsByProject(projectId).filter((id) => this.supervisor.isUp(id));
+    return addReservations(up.flatMap((id) => {
+      const row = this.store.byId(id);
+      return row ? [reservationOf(row)] : [];
+    }));
+  }
+
+  /** The quotas' word on starting this server: a refusal keeps it down with the numbers, tried again later. */
+  private admit(id: string): string | undefined {
+    const row = this.store.byId(id);
+    return row ? instanceRefusal(this.ctx, row.project_id, reservationOf(row)) : undefined;
   }
 
   /** Count for the project-deletion guard. */

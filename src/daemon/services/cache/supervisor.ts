@@ -25,6 +25,8 @@ export interface SupervisorDeps {
   driver: CacheDriver;
   log: Logger;
   onChange(id: string, o: Observation): void;
+  /** Why a launch may not start now (the project's quotas, spec 1 §8.3); undefined admits it. */
+  admit?(id: string): string | undefined;
 }
 
 const PING_TIMEOUT_MS = 1000;
@@ -132,6 +134,9 @@ class Runner {
 
   private async launch(message = 'starting the server'): Promise<void> {
     this.report({ phase: 'starting', message });
+    // Refused like any workload's instance: down with the numbers, tried again with the backoff.
+    const refusal = this.deps.admit?.(this.spec.id);
+    if (refusal) return this.fail(refusal);
     const { driver, config } = this.deps;
     let handle: ServerHandle;
     try {

@@ -6,7 +6,8 @@ import { bearerOf } from './credentials.js';
 import { isMcpPath, serveEndpoint } from './endpoint.js';
 import { mcpMigrations } from './migrations.js';
 import { publishSet } from './publish-set.js';
-import { McpRuntime } from './runtime.js';
+import { MEDIUM, McpRuntime } from './runtime.js';
+import { addReservations, proxiedReservation } from '../accounts/quota-use.js';
 import * as svc from './service.js';
 import { mcpStore } from './store.js';
 import { internalUrl } from './view.js';
@@ -29,8 +30,11 @@ export function createMcpArea(): Area {
       ctx.hooks.searchables.push(namesIn(ctx.db, 'mcp_server', 'mcp_servers'));
       ctx.hooks.metricsReaders.push(mcpMetricsReader(ctx));
       ctx.hooks.pathRoutes.push({ matches: isMcpPath, serve: (c, internal) => serveEndpoint(d, c, internal) });
-      // Spec 1 §8.3: a running MCP instance counts like any other.
-      ctx.hooks.quotaUsage.push((projectId) => ({ source: 'mcp', used: { instances: mcpStore.instanceCount(ctx.db, projectId) } }));
+      // Spec 1 §8.3: a running MCP instance counts like any other, a medium one with its proxy.
+      ctx.hooks.quotaUsage.push((projectId) => {
+        const instances = mcpStore.instanceCount(ctx.db, projectId);
+        return { source: 'mcp', used: { instances, ...addReservations(Array.from({ length: instances }, () => proxiedReservation(MEDIUM))) } };
+      });
       ctx.hooks.projectDependents.push((projectId) => {
         const n = mcpStore.countInProject(ctx.db, projectId);
         return n ? `${n} MCP server${n === 1 ? '' : 's'}` : undefined;

@@ -4,6 +4,7 @@ import type { AreaContext } from '../../area.js';
 import { isoNow } from '../../clock.js';
 import { loopbackBaseUrl } from '../../config.js';
 import { ApiError } from '../../http/errors.js';
+import { instanceRefusal, proxiedReservation } from '../accounts/quota-use.js';
 import { tx } from '../../store/db.js';
 import { BuildLog } from '../../runtime/build-log.js';
 import { BuildQueue } from '../../runtime/build-queue.js';
@@ -18,7 +19,8 @@ import { callInstance } from './rpc.js';
 import { mcpStore, parseTools, type ServerRow, type VersionRow } from './store.js';
 
 /** Spec 1 §8.4: MCP servers run at the default instance size, medium (1 CPU, 1 GiB). */
-const MEDIUM = { cpus: 1, memoryBytes: 1024 ** 3 };
+/** Every MCP instance runs at the medium size (spec 1 §8.4's default). */
+export const MEDIUM = { cpus: 1, memoryBytes: 1024 ** 3 };
 
 const projectShort = (ctx: AreaContext, projectId: string) =>
   (ctx.db.prepare('SELECT short FROM acct_projects WHERE id = ?').get(projectId) as { short: string }).short;
@@ -322,6 +324,9 @@ export class McpRuntime {
     const server = mcpStore.byId(db, serverId);
     const v = server && revision ? mcpStore.version(db, serverId, Number(revision)) : undefined;
     if (!server || !v?.artifact) throw new ApiError(503, `MCP server has no built version to run yet`, { 'Retry-After': '2' });
+    // The quotas every area's instances fill (spec 1 §8.3), checked as an agent's start is.
+    const refusal = instanceRefusal(this.ctx, server.project_id, proxiedReservation(MEDIUM));
+    if (refusal) throw new ApiError(503, refusal, { 'Retry-After': '5' });
     return {
       revision: String(v.version),
       artifact: v.artifact,

@@ -1,4 +1,7 @@
+import { instanceRefusal } from '../accounts/quota-use.js';
+import { instanceReservation } from './revisions.js';
 import type { PlaneFactory } from './routes.js';
+import { serverlessStore, type Template } from './store.js';
 import { ServerlessDataPlane } from './runtime/data-plane.js';
 import { registerDataPlaneRoutes } from './runtime/routes.js';
 
@@ -18,6 +21,11 @@ export const makeDataPlane: PlaneFactory = (ctx, readSource) => {
       for (const o of ctx.hooks.coldStartObservers) o('service', ms / 1000);
     },
     appsDomain: ctx.config.appsDomain,
+    // The quotas every area's instances fill (spec 1 §8.3), checked as an agent's start is.
+    admit: (t) => {
+      const r = serverlessStore.revision(ctx.db, t.serviceId, t.revision);
+      return r ? instanceRefusal(ctx, t.projectId, instanceReservation(JSON.parse(r.template) as Template)) : undefined;
+    },
   });
   registerDataPlaneRoutes(ctx.hooks, plane);
   return plane;

@@ -1,6 +1,7 @@
 import { PORT_DEFAULT, RESOURCES_DEFAULT, secretEnvName, TIMEOUT_ENV } from '../../../api/serverless.js';
 import { parseBytes } from '../../../api/quantity.js';
 import type { AreaContext } from '../../area.js';
+import { proxiedReservation, type Reservation } from '../accounts/quota-use.js';
 import { openText, sealText } from '../../crypto/sealed.js';
 import { badRequest, unavailable } from '../../http/errors.js';
 import type { RevisionTemplate } from './plane.js';
@@ -70,6 +71,17 @@ export function instanceSize(t: Template): { cpus: number; memoryBytes: number }
   const cpu = r.limits?.cpu ?? r.requests?.cpu ?? RESOURCES_DEFAULT.limits.cpu;
   const mem = r.limits?.memory ?? r.requests?.memory ?? RESOURCES_DEFAULT.limits.memory;
   return { cpus: parseCpu(cpu) ?? 1, memoryBytes: parseBytes(mem) ?? 512 * 1024 ** 2 };
+}
+
+/**
+ * What one instance of a revision holds against the CPU and memory quotas (spec 1 §8.3, §8.4): its
+ * ceiling as above, the requests it states (else §8.4's reservation), and the proxy in front of it.
+ */
+export function instanceReservation(t: Template): Reservation {
+  const req = t.resources.requests;
+  const cpus = req?.cpu === undefined ? undefined : parseCpu(req.cpu);
+  const memoryBytes = req?.memory === undefined ? undefined : parseBytes(req.memory);
+  return proxiedReservation(instanceSize(t), { ...(cpus === undefined ? {} : { cpus }), ...(memoryBytes === undefined ? {} : { memoryBytes }) });
 }
 
 /** What the data plane runs for one revision: plain env, then the secret values, then the timeout mirror. */

@@ -11,7 +11,9 @@ import type { DataPlane } from './plane.js';
 import { Reconciler } from './reconcile.js';
 import * as svc from './service.js';
 import { readSourceFiles, receiveSource, sourceImage } from './sources.js';
-import { serverlessStore } from './store.js';
+import { serverlessStore, type Template } from './store.js';
+import { instanceReservation } from './revisions.js';
+import { addReservations } from '../accounts/quota-use.js';
 import { namesIn } from '../search/names.js';
 
 /** Builds the data plane a daemon runs; the control plane hands it the source reader it owns. */
@@ -37,13 +39,23 @@ export function createServerlessArea(makePlane: PlaneFactory): Area {
       ctx.hooks.searchables.push(namesIn(ctx.db, 'service', 'svc_services'));
       ctx.hooks.metricsReaders.push(serverlessMetricsReader(ctx, () => plane));
       // Spec 1 §8.3: every serverless revision permanently holds two Services entries (public and private).
-      ctx.hooks.quotaUsage.push((projectId) => ({
-        source: 'serverless',
-        used: {
-          services: 2 * serverlessStore.revisionCount(ctx.db, projectId),
-          instances: serverlessStore.ids(ctx.db, projectId).reduce((n, id) => n + plane!.instances(id).reduce((m, i) => m + i.replicas, 0), 0),
-        },
-      }));
+      // Its running replicas count as instances, each with its resources and proxy.
+      ctx.hooks.quotaUsage.push((projectId) => {
+        const running = serverlessStore.ids(ctx.db, projectId).flatMap((id) => plane!.instances(id).map((i) => ({ ...i, serviceId: id })));
+        return {
+          source: 'serverless',
+          used: {
+            services: 2 * serverlessStore.revisionCount(ctx.db, projectId),
+            instances: running.reduce((m, i) => m + i.replicas, 0),
+            ...addReservations(
+              running.flatMap((i) => {
+                const rev = i.replicas ? serverlessStore.revision(ctx.db, i.serviceId, i.revision) : undefined;
+                return rev ? Array.from({ length: i.replicas }, () => instanceReservation(JSON.parse(rev.template) as Template)) : [];
+              }),
+            ),
+          },
+        };
+      });
       (ctx.hooks.triggerTargets ??= {}).service = (projectId, name) => serverlessStore.byName(ctx.db, projectId, name) !== undefined;
       ctx.hooks.nameInUse.push((projectId, name) => (serverlessStore.byName(ctx.db, projectId, name) ? `serverless service ${name}` : undefined));
       ctx.hooks.projectDependents.push((projectId) => {

@@ -8,7 +8,7 @@ import type { RequestContext } from '../../../http/router.js';
 import { formatLogLine } from '../../../runtime/log-capture.js';
 import { sharedPorts } from '../../../runtime/ports.js';
 import type { Logger } from '../../../logger.js';
-import type { DataPlane, RevisionReport, ServiceDesired } from '../plane.js';
+import type { DataPlane, RevisionReport, RevisionTemplate, ServiceDesired } from '../plane.js';
 import { Bridge } from './bridge.js';
 import { Doors } from './doors.js';
 import { parseEgressAllow } from '../../../egress.js';
@@ -35,6 +35,8 @@ export interface DataPlaneOptions {
   platformPorts: () => number[];
   /** Told when an instance became ready, `ms` after its launch (the cold-start metric). */
   instanceReady?: (ms: number) => void;
+  /** Why one more instance of this revision may not start now (the project's quotas); undefined admits it. */
+  admit?: (t: RevisionTemplate) => string | undefined;
   /** The apps domain public addresses are under (`<name>-<short>.<domain>`); default apps.localhost. */
   appsDomain?: string;
 }
@@ -140,6 +142,7 @@ export class ServerlessDataPlane implements DataPlane {
           reaped: this.reaped,
           changed: (r) => this.emit(serviceId, revision, r),
           instanceReady: this.o.instanceReady,
+          admit: this.o.admit,
         });
         svc.pools.set(t.revision, pool);
       }

@@ -14,6 +14,8 @@ import { accepts, doorSaysListening, PortError, waitListening } from './probe.js
 export const DEFAULT_CONCURRENCY = 80;
 /** Spec 2 §4.3: max_scale 0 or negative behaves as 10. */
 export const DEFAULT_MAX_SCALE = 10;
+/** A revision's condition reason when the project's instance, CPU or memory quotas refuse an instance. */
+export const INSTANCE_QUOTA_REASON = 'InstanceQuotaExceeded';
 /** Lines a live view keeps per instance: the spec's largest tail. */
 const KEEP_LINES = 10_000;
 
@@ -36,6 +38,8 @@ export interface PoolEnv {
   changed(r: RevisionReport): void;
   /** An instance became ready, `ms` after it was launched (the cold-start metric). */
   instanceReady?(ms: number): void;
+  /** Why one more instance may not start now (the project's quotas, spec 1 §8.3); undefined admits it. */
+  admit?(t: RevisionTemplate): string | undefined;
 }
 
 export interface Instance {
@@ -298,6 +302,9 @@ export class RevisionPool {
     try {
       await this.env.reaped;
       if (this.closed) throw new LaunchFailure('Stopped', 'the revision is no longer served');
+      // Not admitted by the quotas every area's instances fill: not ready with the numbers, tried again after the backoff.
+      const refusal = this.env.admit?.(this.t);
+      if (refusal) throw new LaunchFailure(INSTANCE_QUOTA_REASON, refusal);
       const plan = await (this.plan ??= this.env.launcher.network(this.t));
       this.network = plan.isolated ? { isolated: true } : { isolated: false, message: plan.message };
       if (this.closed || inst.stopping) throw new LaunchFailure('Stopped', 'the revision is no longer served');
