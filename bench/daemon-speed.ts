@@ -50,16 +50,19 @@ async function pool<T>(items: T[], n: number, fn: (item: T) => Promise<void>): P
 }
 
 /** Records the seeded state through the API of a running daemon: every agent built, every cache up, every index ready. */
+const PER_PROJECT = 12;
+
 export async function seed(url: string, counts = SEED): Promise<void> {
   const { token, api, projectId } = await signIn(url);
   const code = await pack({ 'main.py': HELLO });
-  // A project holds at most 30 services by default: the agents are spread over projects of 25.
+  // A project holds at most 30 services, and 13 running medium instances (cpu_limits 20 at 1.5 CPU
+  // with the proxy, spec 1 §8.3): the agents are spread over projects of PER_PROJECT.
   const projects: string[] = [];
-  for (let i = 0; i < Math.ceil(counts.agents / 25); i++) {
+  for (let i = 0; i < Math.ceil(counts.agents / PER_PROJECT); i++) {
     projects.push(i === 0 ? 'default' : (await api('POST', '/v1/projects', { slug: `seed-${i}` })).project.slug);
   }
   const deploy = async (name: string) => {
-    const project = projects[Math.floor(Number(name.split('-').pop()) / 25)]!;
+    const project = projects[Math.floor(Number(name.split('-').pop()) / PER_PROJECT)]!;
     const form = new FormData();
     form.append('name', name);
     form.append('framework', 'function');

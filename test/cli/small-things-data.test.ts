@@ -95,12 +95,12 @@ describe('quota counts running instances', () => {
     const [after, human] = await Promise.all([cli.run(['quota', '--json']), cli.run(['quota'])]);
     expect(instances(after)).toMatchObject({ used: 1, limit: 50, by_source: { cache: 1, agents: 0 } });
     expect(human.stdout).toMatch(/^instances\s+1\s+50\s+count\s+agents 0, cache 1, mcp 0, serverless 0$/m);
-    // A small cache server (a 256Mi container) holds its memory as request and limit, and one CPU
-    // of ceiling with §8.4's 10 percent reserved; no proxy stands in front of it.
+    // A small cache server (a 256Mi container) holds its memory as request and limit, and no CPU
+    // (its size class names memory only); no proxy stands in front of it.
     const row = (resource: string) => after.json.quotas.find((q: { resource: string }) => q.resource === resource);
     expect(row('memory_requests')).toMatchObject({ used: 256, by_source: { cache: 256, agents: 0 } });
     expect(row('memory_limits')).toMatchObject({ used: 256, by_source: { cache: 256, agents: 0 } });
-    expect(row('cpu_requests')).toMatchObject({ used: 0.1, by_source: { cache: 0.1 } });
-    expect(row('cpu_limits')).toMatchObject({ used: 1, by_source: { cache: 1 } });
+    expect(row('cpu_requests')).toMatchObject({ used: 0, by_source: { cache: 0 } });
+    expect(row('cpu_limits')).toMatchObject({ used: 0, by_source: { cache: 0 } });
   }, SLOW);
 });

@@ -10,7 +10,7 @@ import { newId } from '../../ids.js';
 import { tx } from '../../store/db.js';
 import type { ProjectNeed } from '../accounts/access.js';
 import { accessProject } from '../accounts/projects.js';
-import { addReservations, containerReservation, instanceRefusal, type Reservation } from '../accounts/quota-use.js';
+import { addReservations, instanceRefusal, type Reservation } from '../accounts/quota-use.js';
 import { principalKey, type Principal } from '../auth/principal.js';
 import type { CacheDriver, LaunchSpec } from './driver.js';
 import { RequestDeadline, withTimeout } from './deadline.js';
@@ -24,9 +24,14 @@ import { CacheStore, type InstanceRow } from './store.js';
 import { Supervisor, type InstanceSpec, type Observation } from './supervisor.js';
 import { credentialView, instanceView, resourcePath } from './views.js';
 
-/** A Redis server runs its commands on one thread: one CPU is its ceiling (docs/decisions/cli-small.md). */
-const CACHE_CPUS = 1;
-const reservationOf = (row: InstanceRow) => containerReservation({ cpus: CACHE_CPUS, memoryBytes: SIZE_CLASSES[row.size_class].limitBytes });
+/**
+ * A cache's size class names memory only (spec 3): its container memory is request and limit, and
+ * it holds no CPU against the project's rows (docs/decisions/cli-small.md).
+ */
+const reservationOf = (row: InstanceRow): Reservation => {
+  const mib = SIZE_CLASSES[row.size_class].limitBytes / 1024 ** 2;
+  return { cpu_requests: 0, memory_requests: mib, cpu_limits: 0, memory_limits: mib };
+};
 
 const badGateway = (message: string) => new ApiError(502, message);
 
@@ -470,7 +475,7 @@ export class CacheService {
 
   /**
    * What the project's answering servers hold against the CPU and memory quotas: the size class's
-   * container memory as request and limit, and one CPU (docs/decisions/cli-small.md); no proxy
+   * container memory as request and limit, no CPU (docs/decisions/cli-small.md); no proxy
    * stands in front of a cache server.
    */
   reservedIn(projectId: string): Reservation {
