@@ -43,7 +43,9 @@ function zsh(bin: string): string {
 ${f}() {
   local out line value desc directive=0
   local -a candidates
-  out=$(command ${bin} __complete -- "\${(@)words[2,CURRENT]}" 2>/dev/null) || return 1
+  # The words before the cursor's without their quotes; the cursor's own as far as the cursor, which
+  # compsys has already unquoted into PREFIX (an opening quote stays in words[CURRENT]).
+  out=$(command ${bin} __complete -- "\${(@Q)words[2,CURRENT-1]}" "\${(Q)PREFIX}" 2>/dev/null) || return 1
   for line in "\${(@f)out}"; do
     case "$line" in
       '') ;;
@@ -75,7 +77,7 @@ function fish(bin: string): string {
   const f = fn(bin);
   return `# ${bin} completion for fish: save as ~/.config/fish/completions/${bin}.fish
 function ${f}
-    set -l words (commandline -opc)[2..-1] (commandline -ct)
+    set -l words (commandline -opc)[2..-1] (commandline -ct | string unescape)
     set -l directive 0
     set -l found 0
     for line in (command ${bin} __complete -- $words 2>/dev/null)
