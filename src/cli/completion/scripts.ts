@@ -15,7 +15,10 @@ function bash(bin: string): string {
 ${f}() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" out line directive=0
   COMPREPLY=()
-  out=$(command ${bin} __complete -- "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null) || return 0
+  # The word under the cursor without an opening quote (readline keeps it in COMP_WORDS and
+  # closes it after the candidate), so \`'hel\` matches \`hello\`.
+  local word="\${cur#[\\"\\']}"
+  out=$(command ${bin} __complete -- "\${COMP_WORDS[@]:1:COMP_CWORD-1}" "$word" 2>/dev/null) || return 0
   while IFS= read -r line; do
     case "$line" in
       '') ;;
