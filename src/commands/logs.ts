@@ -4,8 +4,8 @@ import { BaseCommand } from '../cli/base-command.js';
 import { projectFlag, projectQuery } from '../cli/agent-flags.js';
 import { agentRoutes } from '../api/agents.js';
 import { parseSince, SINCE_FORMS } from '../cli/durations.js';
-import { UsageError } from '../client/errors.js';
-import { FOLLOW_WAIT_SECONDS, followAgentLogs } from '../tui/logs/sources.js';
+import { AbortError, ApiCallError, UsageError } from '../client/errors.js';
+import { followAgentLive, followAgentLogs } from '../tui/logs/sources.js';
 
 /** The daemon's cap on one history read; --since without --limit asks for all of it. */
 const HISTORY_MAX = 10_000;
@@ -70,11 +70,32 @@ export default class Logs extends BaseCommand {
       else if (since && res.count === limit) this.note(`the newest ${limit} lines since ${since.toISOString()}; older ones were left out (narrow --since${limit < HISTORY_MAX ? ' or raise --limit' : ''})`);
       return res;
     }
-    // A follow is bounded by the person watching, not by fetch's 300 s limit on a quiet body.
-    const res = await client.request('GET', `/v1/agents/${encodeURIComponent(args.name)}/logs`, {
-      query: { ...project, follow: flags.follow ? 'true' : undefined },
-      ...(flags.follow ? { waitSeconds: FOLLOW_WAIT_SECONDS } : {}),
-    });
+    if (flags.follow) {
+      // The running instance's recent lines, then live until Ctrl-C, across redeploys and a daemon
+      // restart (reconnecting with backoff, replayed lines dropped), as the logs view does.
+      let followed = false;
+      try {
+        await followAgentLive(
+          client,
+          { name: args.name, ...project },
+          {
+            onLine: (l) => {
+              followed = true;
+              if (l.instance) this.print(formatLine(l));
+              else this.note(l.message);
+            },
+            onNotice: (m) => this.note(m),
+          },
+          new AbortController().signal,
+        );
+      } catch (e) {
+        // A 404 once lines came means the agent went away while followed (deleted), not a typo.
+        if (followed && e instanceof ApiCallError && e.status === 404) throw new AbortError(`${args.name} no longer exists (deleted): stopped following its logs`);
+        throw e;
+      }
+      return undefined;
+    }
+    const res = await client.request('GET', `/v1/agents/${encodeURIComponent(args.name)}/logs`, { query: project });
     // Waits for a slow terminal or pipe instead of buffering a busy tail in memory.
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
     return undefined;

@@ -33,7 +33,7 @@ async function bashComplete(words: string[]): Promise<string[]> {
   chmodSync(join(dir, 'platform'), 0o755);
   const script = join(dir, 'platform.bash');
   writeFileSync(script, (await cli.run(['completion', 'bash'])).stdout);
-  const shellWords = words.map((w) => `'${w}'`).join(' ');
+  const shellWords = words.map((w) => `'${w.replaceAll("'", `'\\''`)}'`).join(' ');
   const r = await execa('bash', ['--norc', '--noprofile', '-c', `source ${script}; COMP_WORDS=(platform ${shellWords}); COMP_CWORD=${words.length}; _platform_complete; printf '%s\\n' "\${COMPREPLY[@]}"`], {
     env: { ...cli.env, PATH: `${dir}:${process.env.PATH}` },
     reject: false,
@@ -69,6 +69,9 @@ describe('shell completion with a real daemon', () => {
     expect(await bashComplete(['agents', 'get', ''])).toEqual(['hello', 'helper']);
     expect(await bashComplete(['agents', 'ge'])).toEqual(['get']);
     expect(await bashComplete(['subscriptions', 'get', 'orders', 'b'])).toEqual(['billing']);
+    // A word opened with a quote: readline keeps the quote in the word and closes it after the name.
+    expect(await bashComplete(['agents', 'get', "'hel"])).toEqual(['hello', 'helper']);
+    expect(await bashComplete(['agents', 'get', '"hello'])).toEqual(['hello']);
   });
 
   it('a daemon that stops answering (SIGSTOP) costs the budget, not a hang', async () => {

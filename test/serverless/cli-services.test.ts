@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -230,5 +230,30 @@ describe('platform services', () => {
     expect(del.exitCode, del.stderr).toBe(0);
     expect(del.json).toEqual({ name: 'plain', deleted: true });
     expect((await cli.run(['services', 'get', 'plain'])).exitCode).toBe(1);
+  });
+
+  it("open NAME hands the service's address to $BROWSER; --json prints it without opening", async () => {
+    const created = await cli.run(['services', 'create', 'site', '--image', 'platform-none:local', '--publish', '--json']);
+    expect(created.exitCode, created.stderr).toBe(0);
+    const url = created.json.url as string;
+    expect(url).toMatch(/^http:\/\/\S+$/);
+    // A browser that records the address it was given, as xdg-open would receive it.
+    const opened = join(dir, 'opened.txt');
+    const browser = join(dir, 'browser.sh');
+    writeFileSync(browser, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\n`, { mode: 0o755 });
+    const open = await cli.run(['open', 'site'], { env: { BROWSER: browser } });
+    expect(open.exitCode, open.stderr).toBe(0);
+    expect(open.stdout).toBe('');
+    expect(open.stderr).toContain(`opening ${url} (service site)`);
+    // The browser runs detached: its file appears when it has run.
+    for (let i = 0; i < 200 && !existsSync(opened); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(readFileSync(opened, 'utf8')).toBe(`${url}\n`);
+
+    const json = await cli.run(['open', 'site', '--json'], { env: { BROWSER: browser } });
+    expect(json.exitCode, json.stderr).toBe(0);
+    expect(json.json).toMatchObject({ name: 'site', kind: 'service', url });
+    expect(typeof json.json.ready).toBe('boolean');
+    // --json opened nothing: still the one address from the plain `open`.
+    expect(readFileSync(opened, 'utf8')).toBe(`${url}\n`);
   });
 });

@@ -15,7 +15,10 @@ function bash(bin: string): string {
 ${f}() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" out line directive=0
   COMPREPLY=()
-  out=$(command ${bin} __complete -- "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null) || return 0
+  # The word under the cursor without an opening quote (readline keeps it in COMP_WORDS and
+  # closes it after the candidate), so \`'hel\` matches \`hello\`.
+  local word="\${cur#[\\"\\']}"
+  out=$(command ${bin} __complete -- "\${COMP_WORDS[@]:1:COMP_CWORD-1}" "$word" 2>/dev/null) || return 0
   while IFS= read -r line; do
     case "$line" in
       '') ;;
@@ -43,7 +46,9 @@ function zsh(bin: string): string {
 ${f}() {
   local out line value desc directive=0
   local -a candidates
-  out=$(command ${bin} __complete -- "\${(@)words[2,CURRENT]}" 2>/dev/null) || return 1
+  # The words before the cursor's without their quotes; the cursor's own as far as the cursor, which
+  # compsys has already unquoted into PREFIX (an opening quote stays in words[CURRENT]).
+  out=$(command ${bin} __complete -- "\${(@Q)words[2,CURRENT-1]}" "\${(Q)PREFIX}" 2>/dev/null) || return 1
   for line in "\${(@f)out}"; do
     case "$line" in
       '') ;;
@@ -75,7 +80,7 @@ function fish(bin: string): string {
   const f = fn(bin);
   return `# ${bin} completion for fish: save as ~/.config/fish/completions/${bin}.fish
 function ${f}
-    set -l words (commandline -opc)[2..-1] (commandline -ct)
+    set -l words (commandline -opc)[2..-1] (commandline -ct | string unescape)
     set -l directive 0
     set -l found 0
     for line in (command ${bin} __complete -- $words 2>/dev/null)

@@ -126,6 +126,22 @@ export async function followAgentLogs(client: ApiClient, opts: WorkloadLogOption
     query: { ...project, limit: String(opts.historyLimit ?? 1000), since: opts.since?.toISOString() },
   });
   for (const l of history.lines) if (!signal.aborted && replay.accept(l)) cb.onLine(l);
+  await followAgentLive(client, opts, cb, signal, replay);
+}
+
+/**
+ * An agent's or function's live tail only (`platform logs NAME -f`): the running instance's recent
+ * lines, then live, reconnecting across instances and a restarted daemon with the same backoff and
+ * replay filter as followAgentLogs. `replay` carries what an earlier read delivered.
+ */
+export async function followAgentLive(
+  client: ApiClient,
+  opts: Pick<WorkloadLogOptions, 'name' | 'project' | 'retryMs'>,
+  cb: LogFollowCallbacks,
+  signal: AbortSignal,
+  replay = new ReplayFilter(),
+): Promise<void> {
+  const project = opts.project ? { project: opts.project } : {};
   const path = await client.pathFor(agentRoutes.logs, { name: opts.name });
   await followLive(
     {

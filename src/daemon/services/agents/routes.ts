@@ -240,6 +240,12 @@ function liveLogs(d: svc.Deps, agentId: string, name: string, follow: boolean, r
   // A new instance has no event to wait on here; a light poll finds it (live logs are for people).
   const poll = setInterval(() => {
     if (unfollow) return;
+    // A deleted agent will have no next instance: end the stream (the follower's next request is a
+    // 404 it can explain) rather than keep it open for nothing. Asked only between instances.
+    if (!agentStore.byId(d.ctx.db, agentId)) {
+      res.end(`[log stream ended: agent ${name} was deleted]\n`);
+      return;
+    }
     const next = d.rt.supervisor.live(agentId);
     if (!next || next === current) return;
     for (const l of next.lines()) send(l);
