@@ -6,14 +6,16 @@ import { linesOf, oneLine, plural, settle, when } from './read.js';
 const VERSIONS_SHOWN = 10;
 
 function versionLine(v: McpVersion, serving: number | undefined): string {
-  const marks = [v.version === serving ? 'serving' : '', v.current && v.version !== serving ? 'current set' : '', v.yanked ? 'yanked' : ''].filter(Boolean).join(', ');
+  const marks = [v.version === serving ? 'serving' : v.current ? 'current, serves nothing' : '', v.yanked ? 'yanked' : ''].filter(Boolean).join(', ');
   return `  v${String(v.version).padEnd(4)} ${(v.state ?? '-').padEnd(9)} ${plural(v.tool_count, 'tool').padEnd(9)} ${when(v.created_at)}${marks ? `  (${marks})` : ''}${v.message ? `  ${oneLine(v.message)}` : ''}`;
 }
 
 /**
  * An MCP server: state, protocol endpoint, versions (newest first, which one serves), the tools of
- * the serving version and the last error. Tool descriptions come from the current set, so they
- * are shown only when the serving version is the current one.
+ * the serving version and the last error. The server's `version` serves when it has a `url` (an
+ * emptied server keeps a current version that serves nothing). Tool descriptions come from the
+ * tools route (the current tool set, which a publish changes before its build ends), so they are
+ * shown only when that set names exactly the serving version's tools.
  */
 export async function mcpDetails(t: StatusTarget, name: string): Promise<string[]> {
   const params = { projectID: t.project, name };
@@ -23,7 +25,7 @@ export async function mcpDetails(t: StatusTarget, name: string): Promise<string[
     settle(t.client.call(mcpRoutes.tools, { params })),
   ]);
   const m = server.ok ? server.value.mcp_server : undefined;
-  const serving = m?.version;
+  const serving = m?.url ? m.version : undefined;
   const out = linesOf(`MCP server ${name}`, server, ({ mcp_server: s }) => [
     `MCP server ${s.name}: ${s.state}${s.ready ? ' (ready)' : ''} · ${s.expose === 'apps' ? 'published on the apps domain' : 'private (inside the platform)'}`,
     `endpoint ${s.url ? `${s.url}/mcp` : 'none yet (nothing serves)'}`,
@@ -38,8 +40,9 @@ export async function mcpDetails(t: StatusTarget, name: string): Promise<string[
   else if (!servingVersion) out.push(...(versions.ok ? [`  v${serving} is not among the versions listed`] : ['  unknown: the versions could not be read']));
   else {
     const described = new Map<string, McpTool>();
-    if (servingVersion.current && tools.ok) for (const tool of tools.value.tools) described.set(tool.name, tool);
-    if (servingVersion.current && !tools.ok) out.push(`  descriptions: cannot read: ${tools.error}`);
+    const sameSet = (names: string[]) => names.length === servingVersion.tool_names.length && names.every((n) => servingVersion.tool_names.includes(n));
+    if (tools.ok && sameSet(tools.value.tools.map((x) => x.name))) for (const tool of tools.value.tools) described.set(tool.name, tool);
+    if (!tools.ok) out.push(`  descriptions: cannot read: ${tools.error}`);
     out.push(...(servingVersion.tool_names.length ? servingVersion.tool_names.map((n) => `  ${n.padEnd(24)} ${oneLine(described.get(n)?.description ?? '')}`.trimEnd()) : ['  none']));
   }
 
