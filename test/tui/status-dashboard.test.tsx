@@ -382,9 +382,9 @@ describe('status dashboard: details of every kind', () => {
     caches: { rows: [row('sessions')] },
   });
 
-  async function details(t: StatusTarget, pane: string, moves: string, name: string): Promise<{ frame: string; app: App }> {
+  async function details(t: StatusTarget, pane: string, moves: string, name: string, size = { columns: 140, rows: 40 }): Promise<{ frame: string; app: App }> {
     const backend: StatusBackend = { ...fakeBackend({ snap: kinds }).backend, details: (p, r) => detailsFor(t, p, r) };
-    const app = await mount({ backend, rows: 40, columns: 140 });
+    const app = await mount({ backend, ...size });
     // The pane's first row shares its line with the pane list's marker, so look for "> NAME " anywhere.
     const selected = (f: string) => f.includes(`> ${name} `);
     await press(app, pane, (f) => f.includes(`>${pane} `));
@@ -484,6 +484,14 @@ describe('status dashboard: details of every kind', () => {
     expect(frame).toContain('TLS on the external endpoint rediss://127.0.0.1:40123');
     expect(frame).toContain('memory 1.50M of 192.0MiB (0.8%)');
     expect(frame).toContain('hit rate 90.0% (90 hits, 10 misses) · keys 42');
+  });
+
+  it('details take the whole width at 80×24: the pane list steps aside, lines are cut only past 80 columns', async () => {
+    const { frame, app } = await details(target(), '8', '', 'sessions', { columns: 80, rows: 24 });
+    expect(frame).toContain('size class small · memory limit 256Mi · maxmemory 192Mi · version 7.2');
+    expect(frame).not.toContain('agents/functions');
+    for (const l of frame.split('\n')) expect(l.length).toBeLessThanOrEqual(80);
+    await press(app, '\x1b', (f) => f.includes('caches (1)') && f.includes('agents/functions'), 'the pane list back');
   });
 
   it('the daemon: address, version, uptime, isolation, state directory, health and the sandbox pool', async () => {
