@@ -430,8 +430,8 @@ describe('status dashboard: details of every kind', () => {
     expect(frame).toContain('trigger nightly: schedule · enabled yes');
     expect(frame).toContain('target function report · path /');
     expect(frame).toContain('schedule 0 3 * * * · time zone Europe/Paris');
-    expect(frame).toMatch(/next run \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(in (1h5\dm|2h)\)/);
-    expect(frame).toContain('last deliveries (newest first, 2 of 2):');
+    expect(frame).toMatch(/next run \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(in (1h5\dm|2h)\)/);
+    expect(frame).toContain('last deliveries (newest first, 2 of 2, times in UTC):');
     expect(frame).toMatch(/2026-11-27 03:00:00 +failed +HTTP 500, 3 attempts, 3012 ms +HTTP 500: boom/);
     expect(frame).toMatch(/2026-11-26 03:00:00 +succeeded +HTTP 200, 1 attempt, 12 ms/);
   });

@@ -25,7 +25,7 @@ export async function endpointDetails(t: StatusTarget, name: string): Promise<st
             ]
           : [`domain ${e.hostname}: custom, no claim found`];
     return [
-      `endpoint ${e.name}: ${e.state}${e.published ? '' : ' (not published)'}${e.message ? ` · ${oneLine(e.message)}` : ''}`,
+      `endpoint ${e.name}: ${e.state}${e.published || e.state === 'unpublished' ? '' : ' (not published)'}${e.message ? ` · ${oneLine(e.message)}` : ''}`,
       `host ${url?.host ?? e.hostname} · path ${url?.pathname ?? '/'}`,
       `address ${e.url}`,
       `target ${e.target.kind}${e.target.name ? ` ${e.target.name}` : ''}`,

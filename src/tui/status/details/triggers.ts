@@ -33,9 +33,9 @@ export async function triggerDetails(t: StatusTarget, name: string): Promise<str
       `target ${tr.target.kind} ${tr.target.service} · path ${tr.target.path}`,
       ...sourceLines(tr.source),
       `retry up to ${tr.retry.max_attempts} attempts · backoff ${tr.retry.backoff.initial_seconds}s ×${tr.retry.backoff.multiplier} up to ${tr.retry.backoff.maximum_seconds}s`,
-      `next run ${tr.next_fire_time ? `${when(tr.next_fire_time)} (${relative(tr.next_fire_time)})` : tr.source.type === 'schedule' ? 'none' : `on each ${tr.source.type === 'pubsub' ? 'message' : 'object'}`}`,
+      `next run ${tr.next_fire_time ? `${when(tr.next_fire_time)} UTC (${relative(tr.next_fire_time)})` : tr.source.type === 'schedule' ? 'none' : `on each ${tr.source.type === 'pubsub' ? 'message' : 'object'}`}`,
       '',
-      `last deliveries (newest first, ${firings.length ? `${Math.min(firings.length, FIRINGS_SHOWN)} of ${firings.length}` : 'none yet'}):`,
+      `last deliveries (newest first, ${firings.length ? `${Math.min(firings.length, FIRINGS_SHOWN)} of ${firings.length}, times in UTC` : 'none yet'}):`,
       ...firings.slice(0, FIRINGS_SHOWN).map(firingLine),
     ];
   });
