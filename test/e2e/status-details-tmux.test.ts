@@ -38,6 +38,9 @@ beforeAll(async () => {
     })(),
     (async () => {
       await ok(['indexes', 'create', 'docs', '--dimensions', '2']);
+      // An index starts pending (data operations answer 409 until it is ready): wait for ready.
+      const end = Date.now() + 30_000;
+      while (!(await sb.run(['indexes', 'get', 'docs', '--json'])).json?.index?.ready) if (Date.now() > end) throw new Error('index docs never became ready');
       await ok(['indexes', 'upsert', 'docs', '--file', points]);
     })(),
     ok(['cache', 'create', 'sessions', '--policy', 'allkeys-lru', '--wait']),
