@@ -85,6 +85,10 @@ export const SubscriptionView = lazySchema(() => z.object({
     delivered: z.number(),
     consumers: z.number(),
     redeliver_rate: z.number(),
+    oldest_unacked_age_seconds: z
+      .number()
+      .optional()
+      .describe("age of the oldest message not yet acknowledged (Pub/Sub's oldest_unacked_message_age); absent when none waits"),
   }),
 }));
 export type SubscriptionView = z.infer<typeof SubscriptionView>;

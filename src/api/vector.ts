@@ -53,6 +53,10 @@ export const IndexView = lazySchema(() => z.object({
   segments_count: z.number().int(),
   message: z.string().optional(),
   created_at: Timestamp,
+  payload_indexes: z
+    .array(z.object({ field: z.string(), type: z.string() }))
+    .optional()
+    .describe('only on the single GET: the payload indexes recorded through the direct endpoint, by field'),
 }));
 export type IndexView = z.infer<typeof IndexView>;
 

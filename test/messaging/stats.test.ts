@@ -40,7 +40,11 @@ describe('stats counters and usage (spec 3 §2.3, §2.4, §4.3)', () => {
         subscriptions: 2,
         producers: 1,
       });
-      expect((await sub('a')).stats).toEqual({ backlog: 3, unacknowledged: 0, delivered: 0, consumers: 0, redeliver_rate: 0 });
+      const waiting = (await sub('a')).stats;
+      expect(waiting).toEqual({ backlog: 3, unacknowledged: 0, delivered: 0, consumers: 0, redeliver_rate: 0, oldest_unacked_age_seconds: expect.any(Number) });
+      // Just published: the oldest waiting message is seconds old at most (a loaded machine gets room).
+      expect(waiting.oldest_unacked_age_seconds).toBeGreaterThanOrEqual(0);
+      expect(waiting.oldest_unacked_age_seconds).toBeLessThan(30);
       expect((await sub('a')).active_type).toBeUndefined();
 
       const got = await pull(d, c.member.token, p, 'metrics', 'a', { max_messages: 2 });

@@ -6,6 +6,9 @@ import type { StatusBackend } from '../../src/tui/status/backend.js';
 import type { StatusAction } from '../../src/tui/status/actions.js';
 import type { LogSource } from '../../src/tui/logs/LogsView.js';
 import { PANE_TITLES, type Pane, type PaneId, type Snapshot, type StatusRow } from '../../src/tui/status/model.js';
+import { detailsFor } from '../../src/tui/status/details.js';
+import type { StatusTarget } from '../../src/tui/status/loaders.js';
+import type { ApiClient } from '../../src/client/api-client.js';
 
 /** Component tests of the dashboard, fed by a fake backend (the real one is tested under tmux in test/e2e). */
 
@@ -245,5 +248,278 @@ describe('status dashboard', () => {
     const after = calls.loads;
     await new Promise((r) => setTimeout(r, 60));
     expect(calls.loads).toBe(after);
+  });
+});
+
+/**
+ * The details of every kind, read by the real detailsFor (src/tui/status/details/*.ts) from a fake
+ * API client that answers by route id with views shaped as the daemon sends them.
+ */
+describe('status dashboard: details of every kind', () => {
+  const T = '2026-11-27T10:00:00.000Z';
+  type Answer = (input: any) => unknown;
+  const failing = (message: string): Answer => () => {
+    throw new Error(message);
+  };
+  const views: Record<string, Answer> = {
+    'mcpservers.get': () => ({
+      mcp_server: {
+        name: 'tools', visibility: '', expose: '', state: 'failed', ready: false, url: 'http://127.0.0.1:7071/mcp/abc123/tools', version: 2, image: 'mcp.platform.local/tools:v2',
+        tool_names: ['add', 'echo', 'bad'], tool_count: 3, message: 'version 3 failed to build: tools/bad.py, line 1: SyntaxError: invalid syntax; version 2 keeps serving', created_at: T,
+      },
+    }),
+    'mcpservers.versions.list': () => ({
+      server: 'tools',
+      versions: [
+        { version: 3, state: 'failed', credential_keys: [], tool_names: ['add', 'echo', 'bad'], tool_count: 3, current: false, message: 'version 3 failed to build: tools/bad.py, line 1: SyntaxError: invalid syntax', created_at: T },
+        { version: 2, state: 'ready', image_digest: 'sha256:2', credential_keys: [], tool_names: ['add', 'echo'], tool_count: 2, current: true, created_at: T },
+        { version: 1, state: 'ready', image_digest: 'sha256:1', credential_keys: [], tool_names: ['echo'], tool_count: 1, current: false, created_at: T },
+      ],
+    }),
+    'mcpservers.tools.list': () => ({
+      server: 'tools',
+      tools: [
+        { name: 'add', description: 'Add two numbers.', handler: '', schema: {}, credential_keys: [], credentialKeys: [], updated_at: T },
+        { name: 'echo', description: 'Say it back.', handler: '', schema: {}, credential_keys: [], credentialKeys: [], updated_at: T },
+        { name: 'bad', description: 'Never built.', handler: '', schema: {}, credential_keys: [], credentialKeys: [], updated_at: T },
+      ],
+    }),
+    'triggers.get': () => ({
+      name: 'nightly',
+      project: 'projects/abc123/triggers/nightly',
+      target: { service: 'report', path: '/', kind: 'function' },
+      source: { type: 'schedule', schedule: { cron: '0 3 * * *', time_zone: 'Europe/Paris' } },
+      retry: { max_attempts: 3, backoff: { initial_seconds: 1, maximum_seconds: 60, multiplier: 2 } },
+      next_fire_time: new Date(Date.now() + 2 * 3600_000).toISOString(),
+      created_at: T,
+      updated_at: T,
+      firings: [
+        { id: 'f2', scheduled_time: '2026-11-27T03:00:00.000Z', actual_time: '2026-11-27T03:00:00.100Z', attempts: 3, status: 'failed', http_status: 500, duration_ms: 3012, error: 'HTTP 500: boom' },
+        { id: 'f1', scheduled_time: '2026-11-26T03:00:00.000Z', actual_time: '2026-11-26T03:00:00.100Z', attempts: 1, status: 'succeeded', http_status: 200, duration_ms: 12 },
+      ],
+    }),
+    'gateway.endpoints.get': () => ({
+      name: 'public-api',
+      resource_path: 'projects/abc123/gateway/endpoints/public-api',
+      project_id: 'abc123',
+      url: 'http://api.example.com:7070/',
+      hostname: 'api.example.com',
+      domain_kind: 'custom',
+      published: true,
+      state: 'pending_verification',
+      message: 'waiting for the CNAME of api.example.com',
+      target: { kind: 'agent', name: 'support' },
+      auth: { mode: 'apikey' },
+      ip_allowlist: ['10.0.0.0/8', '192.168.1.7/32'],
+      rate_limit: { requests: 100, unit: 'minute', key: 'api_key' },
+      created_at: T,
+      updated_at: T,
+      keys: [
+        { key_id: 'k1', note: 'mobile app', state: 'live', created_at: T, superseded: false },
+        { key_id: 'k2', note: '', state: 'revoked', created_at: T, superseded: false },
+      ],
+      domain: { hostname: 'api.example.com', verified: false, record: { type: 'CNAME', name: 'api.example.com', value: 'public-api-abc123.gw.localhost' }, note: '', created_at: T },
+    }),
+    'topics.get': () => ({
+      name: 'orders',
+      path: 'projects/abc123/topics/orders',
+      max_bytes: '16Mi',
+      discard: 'old',
+      address: 'persistent://p-abc123/main/orders',
+      created_at: T,
+      state: 'ready',
+      ready: true,
+      stats: { published: 12, delivered: 9, published_bytes: 1200, delivered_bytes: 900, storage_bytes: 300, backlog_bytes: 300, subscriptions: 2, producers: 1 },
+    }),
+    'subscriptions.list': () => ({ subscriptions: [sub('workers', { backlog: 3, oldest: 125 }), sub('audit', { backlog: 0 })] }),
+    'subscriptions.get': () => sub('workers', { backlog: 3, oldest: 125, push: true }),
+    'indexes.get': () => ({
+      index: {
+        name: 'docs', resource_path: 'projects/abc123/indexes/docs', collection: 'p_abc123_docs', dimensions: 384, distance: 'cosine', on_disk: false, payload_on_disk: true,
+        quantization: { kind: 'none', always_ram: false }, shards: 1, replicas: 1, state: 'ready', ready: true, collection_status: 'yellow',
+        points_count: 0, vectors_count: 0, segments_count: 1, created_at: T, payload_indexes: [{ field: 'lang', type: 'keyword' }],
+      },
+    }),
+    'indexes.count': () => ({ index: 'docs', count: 1234 }),
+    'cache.get': () => ({
+      name: 'sessions', resource_path: 'projects/abc123/memorystores/sessions', project_id: 'abc123', size_class: 'small', version: '7.2', maxmemory_policy: 'allkeys-lru',
+      persistence: { enabled: true, size: '2Gi' }, state: 'ready', ready: true, external_exposure: true, externally_reachable: true, external_endpoint: 'rediss://127.0.0.1:40123',
+      reachable_scope: 'internet', memory_limit: '256Mi', maxmemory: '192Mi', ready_replicas: 1, replicas: 1,
+      connection: { host: '127.0.0.1', port: 40122, username: 'default', credential_secret: 'memorystore-sessions' }, conditions: [], created_at: T,
+    }),
+    'cache.stats': () => ({ memorystore: 'sessions', name: 'sessions', used_memory_bytes: 1_572_864, used_memory_human: '1.50M', maxmemory_bytes: 201_326_592, used_memory_pct: 0.78, keyspace_hits: 90, keyspace_misses: 10, hit_rate: 0.9, db_keys: 42, evicted_keys: 0, expired_keys: 3, note: '' }),
+    'health.get': () => ({ status: 'ok', version: '1.4.0', dependencies: { database: { status: 'ok', critical: true }, broker: { status: 'ok', critical: true } } }),
+  };
+  function sub(name: string, o: { backlog: number; oldest?: number; push?: boolean }) {
+    return {
+      name, path: `projects/abc123/topics/orders/subscriptions/${name}`, topic: 'orders', type: 'shared', ack_deadline_seconds: 30, max_deliver: 5, start_from: 'all', max_ack_pending: 1000,
+      deliver: o.push ? { mode: 'push', push: { url: 'http://127.0.0.1:9000/hook', content_mode: 'cloudevents-binary' } } : { mode: 'pull' },
+      ...(o.push ? { dead_letter: { topic: 'orders-dead', after_attempts: 5 } } : {}),
+      address: `persistent://p-abc123/main/orders/subscription/${name}`, created_at: T, state: 'ready', ready: true,
+      stats: { backlog: o.backlog, unacknowledged: 1, delivered: 4, consumers: 0, redeliver_rate: 0, ...(o.oldest !== undefined ? { oldest_unacked_age_seconds: o.oldest } : {}) },
+    };
+  }
+
+  function target(over: Record<string, Answer> = {}): StatusTarget {
+    const answers = { ...views, ...over };
+    const client = {
+      baseUrl: 'http://127.0.0.1:7070',
+      call: async (route: { id: string }, input: unknown) => {
+        const answer = answers[route.id];
+        if (!answer) throw new Error(`no answer for ${route.id} in this test`);
+        return answer(input);
+      },
+    } as unknown as ApiClient;
+    return { client, project: 'default', local: { version: '1.4.0', url: 'http://127.0.0.1:7070', pid: process.pid, isolation: 'bubblewrap', isolation_detail: 'each workload sees only its revision' } };
+  }
+
+  const kinds = snapshot({
+    mcp: { rows: [row('tools')] },
+    triggers: { rows: [row('nightly', 'schedule')] },
+    gateway: { rows: [row('public-api', 'pending_verification')] },
+    messaging: { rows: [row('orders', 'ready', { ref: { type: 'topic', topic: 'orders' } }), row('orders/workers', 'ready', { ref: { type: 'subscription', topic: 'orders', sub: 'workers' } })] },
+    indexes: { rows: [row('docs')] },
+    caches: { rows: [row('sessions')] },
+  });
+
+  async function details(t: StatusTarget, pane: string, moves: string, name: string, size = { columns: 140, rows: 40 }): Promise<{ frame: string; app: App }> {
+    const backend: StatusBackend = { ...fakeBackend({ snap: kinds }).backend, details: (p, r) => detailsFor(t, p, r) };
+    const app = await mount({ backend, ...size });
+    // The pane's first row shares its line with the pane list's marker, so look for "> NAME " anywhere.
+    const selected = (f: string) => f.includes(`> ${name} `);
+    await press(app, pane, (f) => f.includes(`>${pane} `));
+    for (const m of moves) app.stdin.write(m);
+    await until(() => selected(app.lastFrame()!), app, `${name} selected`);
+    app.stdin.write('\r');
+    const frame = await until(() => app.lastFrame()!.includes(`details: `) && !app.lastFrame()!.includes('loading…'), app, `the details of ${name}`);
+    return { frame, app };
+  }
+
+  it('an MCP server: state, endpoint, versions newest first with the serving one, its tools and the last error', async () => {
+    const { frame } = await details(target(), '3', '', 'tools');
+    expect(frame).toContain('details: MCP servers tools');
+    // The newest version failed: the server says so, and version 2 keeps serving.
+    expect(frame).toContain('MCP server tools: failed · private (inside the platform)');
+    expect(frame).toContain('endpoint http://127.0.0.1:7071/mcp/abc123/tools/mcp');
+    expect([...frame.matchAll(/ (v\d) +(?:ready|failed) /g)].map((m) => m[1])).toEqual(['v3', 'v2', 'v1']);
+    expect(frame).toMatch(/v2 +ready +2 tools .*\(serving\)/);
+    const tools = frame.slice(frame.indexOf('tools of the serving version v2:'), frame.indexOf('last error'));
+    // The serving version's tools, not the failed set's; the current set's descriptions do not describe them.
+    expect(tools).toMatch(/ add\s/);
+    expect(tools).toMatch(/ echo\s/);
+    expect(tools).not.toContain('bad');
+    expect(tools).not.toContain('Add two numbers.');
+    expect(frame).toContain('last error: version 3 failed to build: tools/bad.py, line 1: SyntaxError: invalid syntax; version 2 keeps serving');
+  });
+
+  it("an MCP server whose serving version holds the current set shows its tools' descriptions", async () => {
+    const t = target({
+      'mcpservers.get': () => ({ mcp_server: { ...(views['mcpservers.get']!(undefined) as any).mcp_server, state: 'ready', ready: true, message: undefined } }),
+      'mcpservers.versions.list': () => ({ server: 'tools', versions: (views['mcpservers.versions.list']!(undefined) as any).versions.slice(1) }),
+      'mcpservers.tools.list': () => ({ server: 'tools', tools: (views['mcpservers.tools.list']!(undefined) as any).tools.slice(0, 2) }),
+    });
+    const { frame } = await details(t, '3', '', 'tools');
+    expect(frame).toContain('MCP server tools: ready (ready)');
+    expect(frame).toMatch(/add +Add two numbers\./);
+    expect(frame).toMatch(/echo +Say it back\./);
+    expect(frame).toContain('last error: none');
+  });
+
+  it('a trigger: kind, target, schedule and time zone, enabled, next run and the last deliveries', async () => {
+    const { frame } = await details(target(), '4', '', 'nightly');
+    expect(frame).toContain('trigger nightly: schedule · enabled yes');
+    expect(frame).toContain('target function report · path /');
+    expect(frame).toContain('schedule 0 3 * * * · time zone Europe/Paris');
+    expect(frame).toMatch(/next run \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(in (1h5\dm|2h)\)/);
+    expect(frame).toContain('last deliveries (newest first, 2 of 2, times in UTC):');
+    expect(frame).toMatch(/2026-11-27 03:00:00 +failed +HTTP 500, 3 attempts, 3012 ms +HTTP 500: boom/);
+    expect(frame).toMatch(/2026-11-26 03:00:00 +succeeded +HTTP 200, 1 attempt, 12 ms/);
+  });
+
+  it('a gateway endpoint: host and path, target, auth, keys, allow list, rate limit and the domain with its state', async () => {
+    const { frame } = await details(target(), '5', '', 'public-api');
+    expect(frame).toContain('endpoint public-api: pending_verification · waiting for the CNAME of api.example.com');
+    expect(frame).toContain('host api.example.com:7070 · path /');
+    expect(frame).toContain('target agent support');
+    expect(frame).toContain('auth apikey');
+    expect(frame).toContain('allow list 10.0.0.0/8, 192.168.1.7/32');
+    expect(frame).toContain('rate limit 100 per minute by api_key');
+    expect(frame).toContain('domain api.example.com: not verified');
+    expect(frame).toContain('needs CNAME api.example.com -> public-api-abc123.gw.localhost');
+    expect(frame).toContain('keys: 2 keys, 1 live');
+    expect(frame).toMatch(/mobile app +live +k1/);
+    expect(frame).toMatch(/k2 +revoked +k2/);
+  });
+
+  it('a topic lists its subscriptions with their backlog; a subscription its topic, delivery, dead letter, backlog and oldest unacked age', async () => {
+    let { frame, app } = await details(target(), '6', '', 'orders');
+    expect(frame).toContain('topic orders: ready');
+    expect(frame).toMatch(/workers +pull +backlog 3 +unacked 1 +oldest 2m/);
+    expect(frame).toMatch(/audit +pull +backlog 0 +unacked 1 +oldest none waiting/);
+    app.unmount();
+    ({ frame, app } = await details(target(), '6', 'j', 'orders/workers'));
+    expect(frame).toContain('details: topics/subs orders/workers');
+    expect(frame).toContain('subscription workers of topic orders: ready');
+    expect(frame).toContain('delivery push to http://127.0.0.1:9000/hook (cloudevents-binary) · type shared');
+    expect(frame).toContain('ack deadline 30s · max unacked 1000');
+    expect(frame).toContain('dead letter to topic orders-dead after 5 attempts');
+    expect(frame).toContain('backlog 3 · unacked 1 · oldest unacked 2m');
+  });
+
+  it('an index: dimensions, distance, live points, yellow status with its message, payload indexes', async () => {
+    const { frame } = await details(target(), '7', '', 'docs');
+    expect(frame).toContain('index docs: ready · status yellow: the search graph is being rebuilt; queries are exact scans meanwhile');
+    expect(frame).toContain('dimensions 384 · distance cosine');
+    expect(frame).toContain("live points 1234 (the view's count, refreshed on a timer: 0)");
+    expect(frame).toContain('payload indexes:');
+    expect(frame).toMatch(/lang +keyword/);
+  });
+
+  it('a cache: size class, memory used / max, hit rate, keys, eviction, persistence, TLS and address', async () => {
+    const { frame } = await details(target(), '8', '', 'sessions');
+    expect(frame).toContain('size class small · memory limit 256Mi · maxmemory 192Mi');
+    expect(frame).toContain('eviction allkeys-lru');
+    expect(frame).toContain('persistence on (append-only, 2Gi)');
+    expect(frame).toContain('address 127.0.0.1:40122');
+    expect(frame).toContain('TLS on the external endpoint rediss://127.0.0.1:40123');
+    expect(frame).toContain('memory 1.50M of 192.0MiB (0.8%)');
+    expect(frame).toContain('hit rate 90.0% (90 hits, 10 misses) · keys 42');
+  });
+
+  it('details take the whole width at 80×24: the pane list steps aside, lines are cut only past 80 columns', async () => {
+    const { frame, app } = await details(target(), '8', '', 'sessions', { columns: 80, rows: 24 });
+    expect(frame).toContain('size class small · memory limit 256Mi · maxmemory 192Mi · version 7.2');
+    expect(frame).not.toContain('agents/functions');
+    for (const l of frame.split('\n')) expect(l.length).toBeLessThanOrEqual(80);
+    await press(app, '\x1b', (f) => f.includes('caches (1)') && f.includes('agents/functions'), 'the pane list back');
+  });
+
+  it('the daemon: address, version, uptime, isolation, state directory, health and the sandbox pool', async () => {
+    const { frame } = await details(target(), '9', '', 'address');
+    expect(frame).toContain(`daemon http://127.0.0.1:7070 · pid ${process.pid}`);
+    // Uptime is this test process's age from ps (unknown only when ps does not answer within 2 s under load).
+    expect(frame).toMatch(/version 1\.4\.0 · uptime (\d+[smhd]+|unknown)/);
+    expect(frame).toContain('isolation bubblewrap: each workload sees only its revision');
+    expect(frame).toMatch(/state directory \S+/);
+    expect(frame).toMatch(/database +ok \(critical\)/);
+    expect(frame).toContain('sandbox pool: this daemon has no sandbox listener');
+  });
+
+  it('a read that fails is one line inside the details; the other reads still show and the dashboard stays', async () => {
+    const t = target({ 'mcpservers.versions.list': failing('503 the build store is unavailable'), 'cache.stats': failing('stats did not answer within 3 s') });
+    let { frame, app } = await details(t, '3', '', 'tools');
+    expect(frame).toContain('versions: cannot read: 503 the build store is unavailable');
+    expect(frame).toContain('endpoint http://127.0.0.1:7071/mcp/abc123/tools/mcp');
+    expect(frame).toContain('unknown: the versions could not be read');
+    await press(app, '\x1b', (f) => f.includes('MCP servers (1)'), 'back on the dashboard');
+    app.unmount();
+    ({ frame, app } = await details(t, '8', '', 'sessions'));
+    expect(frame).toContain('eviction allkeys-lru');
+    expect(frame).toContain('live stats: cannot read: stats did not answer within 3 s');
+    app.unmount();
+    // Even the main read failing leaves the details open with its reason.
+    ({ frame, app } = await details(target({ 'triggers.get': failing('404 trigger nightly not found') }), '4', '', 'nightly'));
+    expect(frame).toContain('trigger nightly: cannot read: 404 trigger nightly not found');
+    await press(app, '\x1b', (f) => f.includes('triggers (1)'), 'back on the dashboard');
   });
 });

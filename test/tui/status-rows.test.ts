@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentView } from '../../src/api/agents.js';
-import { agentRow } from '../../src/tui/status/rows.js';
+import type { SubscriptionView } from '../../src/api/messaging.js';
+import { agentRow, subscriptionRow } from '../../src/tui/status/rows.js';
 import { plainTable } from '../../src/tui/status/plain-table.js';
 import { PANE_TITLES, firstLine, type Snapshot } from '../../src/tui/status/model.js';
 
@@ -21,6 +22,13 @@ const agent = (over: Partial<AgentView>): AgentView => ({
 });
 
 describe('status rows', () => {
+  it('a subscription says its backlog, and how old its oldest waiting message is when one waits', () => {
+    const sub = (stats: Partial<SubscriptionView['stats']>) =>
+      ({ name: 'workers', topic: 'orders', state: 'ready', ready: true, deliver: { mode: 'pull' }, stats: { backlog: 0, unacknowledged: 0, delivered: 0, consumers: 0, redeliver_rate: 0, ...stats } }) as SubscriptionView;
+    expect(subscriptionRow(sub({ backlog: 2, oldest_unacked_age_seconds: 125 })).summary).toBe('backlog 2 unacked 0 pull consumers 0 oldest 2m');
+    expect(subscriptionRow(sub({})).summary).toBe('backlog 0 unacked 0 pull consumers 0');
+  });
+
   it('a failed agent says failed and why, skipping only the build header', () => {
     const r = agentRow(agent({ state: 'failed', ready: false, latest_revision: 'hello-00001', message: 'build 1 for hello\nframework adk needs "google-adk"' }));
     expect(r).toMatchObject({ state: 'failed', health: 'bad', error: 'framework adk needs "google-adk"', summary: 'function hello-00001 failed' });

@@ -162,6 +162,11 @@ describe('writing', () => {
     expect((await client.createPayloadIndex(col, { field_name: 'kind', field_schema: 'keyword', wait: true })).status).toBe('completed');
     await client.createPayloadIndex(col, { field_name: 'n', field_schema: { type: 'integer', range: true } as never });
     expect((await client.getCollection(col)).payload_schema).toMatchObject({ kind: { data_type: 'keyword' }, n: { data_type: 'integer' } });
+    // The platform API's single GET names them too (the status dashboard's details); its list does not.
+    const got = await d.api('GET', idx(c.project.id, 'ops'), { token: c.member.token });
+    expect(got.body.index.payload_indexes).toEqual([{ field: 'kind', type: 'keyword' }, { field: 'n', type: 'integer' }]);
+    const listed = await d.api('GET', idx(c.project.id), { token: c.member.token });
+    expect(listed.body.indexes.find((i: { name: string }) => i.name === 'ops')).not.toHaveProperty('payload_indexes');
     await client.deletePayloadIndex(col, 'kind');
     expect(Object.keys((await client.getCollection(col)).payload_schema ?? {})).toEqual(['n']);
     await expect(client.createPayloadIndex(col, { field_name: 'x', field_schema: 'hologram' as never })).rejects.toMatchObject({ status: 400 });

@@ -192,7 +192,8 @@ export function Dashboard({ backend, intervalMs, color, columns: fixedColumns, r
     return <LogsView title={mode.title} source={mode.source} onBack={() => update({ mode: { kind: 'list' } })} rows={height - 1} columns={columns} color={color} />;
   }
 
-  const withSidebar = columns >= SIDEBAR_MIN_COLUMNS;
+  // Details take the whole width, as k9s' describe: at 80 columns the pane list would leave them 53.
+  const withSidebar = columns >= SIDEBAR_MIN_COLUMNS && mode.kind !== 'details';
   const mainWidth = withSidebar ? columns - SIDEBAR_WIDTH - 1 : columns;
   let body;
   if (mode.kind === 'help') body = <HelpView width={mainWidth} height={bodyHeight} color={color} />;

@@ -105,7 +105,7 @@ const loaders: Record<Exclude<PaneId, 'daemon'>, PaneLoader> = {
 const execFileP = promisify(execFile);
 
 /** Seconds the local daemon has run, from its pid (no API reports it); undefined when unknown. */
-async function uptimeOf(pid: number): Promise<number | undefined> {
+export async function uptimeOf(pid: number): Promise<number | undefined> {
   try {
     const { stdout } = await execFileP('ps', ['-o', 'etimes=', '-p', String(pid)], { timeout: 2000 });
     const n = Number(stdout.trim());

@@ -86,7 +86,7 @@ export function subscriptionRow(s: SubscriptionView): StatusRow {
     name: `${s.topic}/${s.name}`,
     state: s.state,
     health: byState(s.ready, s.state, ['degraded']),
-    summary: `backlog ${s.stats.backlog} unacked ${s.stats.unacknowledged} ${s.deliver.mode} consumers ${s.stats.consumers}`,
+    summary: `backlog ${s.stats.backlog} unacked ${s.stats.unacknowledged} ${s.deliver.mode} consumers ${s.stats.consumers}${s.stats.oldest_unacked_age_seconds === undefined ? '' : ` oldest ${formatUptime(s.stats.oldest_unacked_age_seconds)}`}`,
     ref: { type: 'subscription', topic: s.topic, sub: s.name },
     ...(s.message && !s.ready ? { error: firstLine(s.message) } : {}),
   };

@@ -436,10 +436,14 @@ export class MsgStore {
   }
 
   // ---- stats ----
-  subStats(subId: number, now: number): { backlog: number; unacked: number } {
-    return this.st(
-      'SELECT COUNT(*) AS backlog, COALESCE(SUM(attempt > 0 AND visible_at > ?), 0) AS unacked FROM msg_pending WHERE sub_id = ?',
-    ).get(now, subId) as { backlog: number; unacked: number };
+  /** `oldestPublish` is the publish time (ms) of the oldest message still owed, absent when none is. */
+  subStats(subId: number, now: number): { backlog: number; unacked: number; oldestPublish?: number } {
+    const s = this.st(
+      'SELECT COUNT(*) AS backlog, COALESCE(SUM(attempt > 0 AND visible_at > ?), 0) AS unacked, MIN(seq) AS oldest FROM msg_pending WHERE sub_id = ?',
+    ).get(now, subId) as { backlog: number; unacked: number; oldest: number | null };
+    if (s.oldest === null) return { backlog: s.backlog, unacked: s.unacked };
+    const m = this.st('SELECT publish_time FROM msg_messages WHERE seq = ?').get(s.oldest) as { publish_time: number } | undefined;
+    return { backlog: s.backlog, unacked: s.unacked, ...(m ? { oldestPublish: m.publish_time } : {}) };
   }
   topicBacklogBytes(topicId: number): number {
     return (

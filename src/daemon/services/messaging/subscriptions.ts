@@ -15,7 +15,7 @@ export const SUB_DEFAULTS = { type: 'shared', ack_deadline_seconds: 30, max_deli
 export function subscriptionView(b: Broker, t: TopicRow, s: SubRow): SubscriptionView {
   const now = b.clock.now();
   const rt = b.peekSubRuntime(s.id);
-  const { backlog, unacked } = b.store.subStats(s.id, now);
+  const { backlog, unacked, oldestPublish } = b.store.subStats(s.id, now);
   return {
     name: s.name,
     ...(s.display_name ? { display_name: s.display_name } : {}),
@@ -43,6 +43,7 @@ export function subscriptionView(b: Broker, t: TopicRow, s: SubRow): Subscriptio
       delivered: rt?.delivered ?? 0,
       consumers: rt?.liveConsumers(now, b.config.consumerTtlMs) ?? 0,
       redeliver_rate: rt?.redeliverRate(now) ?? 0,
+      ...(oldestPublish !== undefined ? { oldest_unacked_age_seconds: Math.max(0, Math.floor((now - oldestPublish) / 1000)) } : {}),
     },
   };
 }

@@ -19,7 +19,7 @@ export const QDRANT_API_VERSION = '1.18.0';
 /** Qdrant's payload index types; a create names one, alone or as `{type, ...params}`. */
 const PAYLOAD_SCHEMAS = ['keyword', 'integer', 'float', 'geo', 'text', 'bool', 'datetime', 'uuid'];
 
-function schemaType(raw: unknown): string {
+export function schemaType(raw: unknown): string {
   const type = typeof raw === 'string' ? raw : typeof raw === 'object' && raw !== null ? (raw as { type?: unknown }).type : undefined;
   if (typeof type !== 'string' || !PAYLOAD_SCHEMAS.includes(type)) throw badRequest(`field_schema must be one of ${PAYLOAD_SCHEMAS.join(', ')} (or {type, ...})`);
   return type;

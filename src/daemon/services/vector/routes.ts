@@ -16,7 +16,7 @@ import { VectorRuntime } from './runtime.js';
 import { createIndex, deleteIndex, indexView, listIndexes, patchIndex, requireIndex } from './indexes.js';
 import { countPoints, deletePoints, queryPoints, scrollPoints, upsertPoints } from './points.js';
 import { DirectTokens, directCredentials } from './credentials.js';
-import { registerDirect } from './direct.js';
+import { registerDirect, schemaType } from './direct.js';
 import { vectorHealth } from './health.js';
 import { namesIn } from '../search/names.js';
 
@@ -60,7 +60,10 @@ export const vectorArea = (): Area => {
     );
     r.handle(R.get, ({ principal, params }) => {
       const access = project(principal!, params.projectID, 'member');
-      return { index: indexView(requireIndex(rt, access, params.name), access.project, rt) };
+      const row = requireIndex(rt, access, params.name);
+      // The single GET also names the payload indexes (the dashboard's details); lists stay lean.
+      const payload_indexes = rt.store.payloadIndexes(row.id).map((i) => ({ field: i.field_name, type: schemaType(JSON.parse(i.field_schema)) }));
+      return { index: { ...indexView(row, access.project, rt), payload_indexes } };
     });
     r.handle(R.patch, ({ principal, params, body, requestId }) =>
       patchIndex(ctx, rt, project(principal!, params.projectID, 'resource-admin'), principal!, params.name, body, requestId),
