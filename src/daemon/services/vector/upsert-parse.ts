@@ -33,6 +33,9 @@ const F32_MAX = 3.4028234663852886e38;
 const MAX_SQUARED_NORM = F32_MAX / 4;
 const POINT_KEYS = new Set(['id', 'vector', 'payload']);
 const { isAscii } = require('node:buffer');
+// Linux keeps a nice value per thread (0 names the calling one): this lowers the parser's thread alone,
+// so a request's turn on the event loop (a search, a commit) goes before the next body's parse.
+try { require('node:os').setPriority(0, workerData.nice); } catch {}
 /** Nesting depth of a parsed value, without recursion (objects and arrays count one level each). */
 function depthOf(root, limit) {
   let max = 0;
@@ -104,6 +107,14 @@ parentPort.on('message', ({ seq, bytes, maxPoints }) => {
 });
 `;
 
+/**
+ * The parse threads' nice value: below the event loop (0), above the graph build's worker (10). On 2
+ * shared cores the parsers took turns with the event loop at the same priority, so a search waited for
+ * a core behind a body's parse; at 5 the scheduler weighs the event loop 3x a parser, a parser 3x the
+ * build, and an idle core still runs a parser flat out.
+ */
+const PARSER_NICE = 5;
+
 interface Parsed {
   ids: unknown[];
   payloads: Array<Record<string, unknown> | null | undefined>;
@@ -126,7 +137,7 @@ export class UpsertParsers {
     if (this.broken) return undefined;
     if (this.workers.length < this.size) {
       try {
-        const worker = new Worker(WORKER, { eval: true, workerData: { maxDepth: MAX_JSON_DEPTH } });
+        const worker = new Worker(WORKER, { eval: true, workerData: { maxDepth: MAX_JSON_DEPTH, nice: PARSER_NICE } });
         worker.unref();
         const entry = { worker, inFlight: 0 };
         worker.on('message', (r: Reply) => {
