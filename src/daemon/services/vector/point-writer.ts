@@ -243,13 +243,16 @@ export class PointWriter {
   }
 
   async stop(): Promise<void> {
+    // Unreferenced, the thread would let the process end in the middle of the daemon's stop (the
+    // listener is closed by then): the last commits' answers and the graph saves after them must run.
+    this.worker?.ref();
     await this.idle();
     if (this.broken || !this.worker) return void (this.broken = true);
     const worker = this.worker;
     this.broken = true;
     const exited = new Promise<void>((r) => worker.once('exit', () => r()));
     this.port!.postMessage('stop');
-    await Promise.race([exited, new Promise<void>((r) => setTimeout(r, 2000).unref())]);
+    await Promise.race([exited, new Promise<void>((r) => setTimeout(r, 2000))]);
     await worker.terminate();
   }
 }
