@@ -106,7 +106,7 @@ function checkedPoints(row: IndexRow, body: UpsertBody | { points: UpsertPoint[]
       if ('error' in r) throw badRequest(`invalid id for point ${i}: ${r.error}`);
       id = r;
     }
-    checkVector(row, p.vector, `point ${i}`);
+    if (!(p as UpsertPoint).checked || p.vector.length !== row.dimensions) checkVector(row, p.vector, `point ${i}`);
     return { key: id.key, vector: storedForm(row.distance, p.vector), payload: (p.payload ?? {}) as Payload };
   });
 }
