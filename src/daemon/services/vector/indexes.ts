@@ -188,6 +188,7 @@ export function deleteIndex(ctx: AreaContext, rt: VectorRuntime, access: Project
 
 /** Deletes an index, its points and its engine, audited under `actor` (a person, key or direct token). */
 export function dropIndex(ctx: AreaContext, rt: VectorRuntime, row: IndexRow, actor: string, requestId: string): void {
+  rt.settleWrites();
   tx(ctx.db, () => {
     rt.store.deleteIndex(row.id);
     writeAudit(ctx.db, ctx.clock, { projectId: row.project_id, actor, action: 'index.delete', target: row.name, requestId });

@@ -43,6 +43,7 @@ function objectAt(payload: Payload, key: string): Payload {
 /** Applies `change` to each selected point's payload in one transaction, then to the engine. */
 function rewritePayloads(ctx: AreaContext, rt: VectorRuntime, row: IndexRow, sel: Selector, change: (p: Payload) => Payload): void {
   requireReady(row);
+  rt.settleWrites();
   const engine = rt.engine(row);
   const keys = selectedKeys(rt, row, sel);
   const next = keys.map((k) => ({ key: k, payload: change(structuredClone(engine.payloadOfKey(k))) }));
@@ -92,6 +93,7 @@ export function clearPayload(ctx: AreaContext, rt: VectorRuntime, row: IndexRow,
  */
 export function updateVectors(ctx: AreaContext, rt: VectorRuntime, row: IndexRow, points: Array<{ id: unknown; vector: unknown }>): void {
   requireReady(row);
+  rt.settleWrites();
   const engine = rt.engine(row);
   const next = points.map((p, i) => {
     const id = parsePointId(p.id);

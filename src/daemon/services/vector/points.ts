@@ -66,19 +66,9 @@ export function checkVector(row: IndexRow, v: ArrayLike<number>, what: string): 
  * finds the points at once, beside its graph until the background build inserts them.
  */
 export function upsertPoints(ctx: AreaContext, rt: VectorRuntime, row: IndexRow, body: UpsertBody | { points: UpsertPoint[] }) {
-  requireReady(row);
-  const points = body.points.map((p, i) => {
-    let id: ParsedId;
-    if (p.id === undefined) id = generatedId();
-    else {
-      const r = parsePointId(p.id);
-      if ('error' in r) throw badRequest(`invalid id for point ${i}: ${r.error}`);
-      id = r;
-    }
-    checkVector(row, p.vector, `point ${i}`);
-    return { key: id.key, vector: storedForm(row.distance, p.vector), payload: (p.payload ?? {}) as Payload };
-  });
+  const points = checkedPoints(row, body);
   const engine = rt.engine(row);
+  rt.settleWrites();
   tx(ctx.db, () =>
     rt.store.upsertPoints(
       row.id,
@@ -87,6 +77,38 @@ export function upsertPoints(ctx: AreaContext, rt: VectorRuntime, row: IndexRow,
   );
   engine.upsert(points);
   return { index: row.name, upserted_count: points.length };
+}
+
+/**
+ * The same as upsertPoints, the commit made by the point writer's thread (point-writer.ts) while the
+ * event loop serves other requests; the points enter the engine once committed, before the answer.
+ */
+export async function upsertPointsOffThread(rt: VectorRuntime, row: IndexRow, body: UpsertBody | { points: UpsertPoint[] }) {
+  const points = checkedPoints(row, body);
+  const engine = rt.engine(row);
+  const batch = () => {
+    const vectors = new Float32Array(points.length * row.dimensions);
+    points.forEach((p, i) => vectors.set(p.vector, i * row.dimensions));
+    return { indexId: row.id, keys: points.map((p) => p.key), vectors, payloads: points.map((p) => JSON.stringify(p.payload)) };
+  };
+  await rt.writer.commit(row.id, batch, () => engine.upsert(points));
+  return { index: row.name, upserted_count: points.length };
+}
+
+/** An upsert's points, checked whole (ids, widths, float32 range) and in stored form, or the 400. */
+function checkedPoints(row: IndexRow, body: UpsertBody | { points: UpsertPoint[] }) {
+  requireReady(row);
+  return body.points.map((p, i) => {
+    let id: ParsedId;
+    if (p.id === undefined) id = generatedId();
+    else {
+      const r = parsePointId(p.id);
+      if ('error' in r) throw badRequest(`invalid id for point ${i}: ${r.error}`);
+      id = r;
+    }
+    if (!(p as UpsertPoint).checked || p.vector.length !== row.dimensions) checkVector(row, p.vector, `point ${i}`);
+    return { key: id.key, vector: storedForm(row.distance, p.vector), payload: (p.payload ?? {}) as Payload };
+  });
 }
 
 export function queryPoints(rt: VectorRuntime, row: IndexRow, body: QueryBody) {
@@ -156,6 +178,8 @@ export function countPoints(rt: VectorRuntime, row: IndexRow, body: CountBody) {
 
 export function deletePoints(ctx: AreaContext, rt: VectorRuntime, row: IndexRow, body: DeletePointsBody) {
   requireReady(row);
+  // Upserts in flight first: the engine then holds every committed point this delete may match.
+  rt.settleWrites();
   const hasIds = body.ids !== undefined;
   const hasFilter = body.filter !== undefined;
   if (hasIds === hasFilter) throw badRequest(`send exactly one of ids or filter${hasIds ? ', not both' : ''}`);

@@ -14,7 +14,7 @@ import { SessionKeyWatch } from '../auth/session-key-watch.js';
 import { vectorMigrations } from './migrations.js';
 import { VectorRuntime } from './runtime.js';
 import { createIndex, deleteIndex, indexView, listIndexes, patchIndex, requireIndex } from './indexes.js';
-import { countPoints, deletePoints, queryPoints, scrollPoints, upsertPoints } from './points.js';
+import { countPoints, deletePoints, queryPoints, scrollPoints, upsertPointsOffThread } from './points.js';
 import { DirectTokens, directCredentials } from './credentials.js';
 import { registerDirect, schemaType } from './direct.js';
 import { vectorHealth } from './health.js';
@@ -81,7 +81,7 @@ export const vectorArea = (): Area => {
     r.raw(R.upsert, async (rc, rawParams) => {
       const params = parseInput(R.upsert.params, rawParams, 'path');
       const body = await parsers.parse(rc.req, R.upsert.bodyLimit, R.upsert.body, ctx.config.vector.limits.pointsPerUpsert);
-      sendJson(rc.res, R.upsert.status, upsertPoints(ctx, rt, indexFor(rc.principal!, params.projectID, params.name), body));
+      sendJson(rc.res, R.upsert.status, await upsertPointsOffThread(rt, indexFor(rc.principal!, params.projectID, params.name), body));
     });
     r.handle(R.query, ({ principal, params, body }) => queryPoints(rt, indexFor(principal!, params.projectID, params.name), body));
     r.handle(R.scroll, ({ principal, params, body }) => scrollPoints(rt, indexFor(principal!, params.projectID, params.name), body));

@@ -4,7 +4,10 @@ import type { AreaContext } from '../../area.js';
 import { isoNow } from '../../clock.js';
 import { IndexEngine } from './engine.js';
 import { GraphSaves } from './graph-saves.js';
-import { VectorStore, type IndexRow } from './store.js';
+import { PointWriter } from './point-writer.js';
+import { toBlob } from './scoring.js';
+import { BUMP_WRITE_SEQ_SQL, UPSERT_POINT_SQL, VectorStore, type IndexRow } from './store.js';
+import { tx } from '../../store/db.js';
 
 /**
  * The graph is built (filled at start, and fed the points upserts leave beside it) in slices this
@@ -34,6 +37,16 @@ const TEST_BUILD_WORKER_EXIT_AFTER = Number(process.env.PLATFORM_VECTOR_TEST_BUI
  * between its read and its swap, so a test can delete and overwrite points in between.
  */
 const TEST_BUILD_SNAPSHOT_DELAY_MS = Number(process.env.PLATFORM_VECTOR_TEST_BUILD_SNAPSHOT_DELAY_MS) || undefined;
+/**
+ * PLATFORM_VECTOR_TEST_POINT_WRITER_EXIT_AFTER=n, for tests only: the point writer's thread ends after its
+ * n-th commit, before answering it (the daemon commits that batch again and then commits on the event loop).
+ */
+const TEST_POINT_WRITER_EXIT_AFTER = Number(process.env.PLATFORM_VECTOR_TEST_POINT_WRITER_EXIT_AFTER) || undefined;
+/**
+ * PLATFORM_VECTOR_TEST_POINT_WRITER_REPLY_DELAY_MS=n, for tests only: the point writer answers each commit
+ * n ms late, so a test can write on the daemon's connection between a commit and its application.
+ */
+const TEST_POINT_WRITER_REPLY_DELAY_MS = Number(process.env.PLATFORM_VECTOR_TEST_POINT_WRITER_REPLY_DELAY_MS) || undefined;
 
 /**
  * Live state of the vector area: the store, one engine per ready index, the readiness timers of
@@ -41,6 +54,8 @@ const TEST_BUILD_SNAPSHOT_DELAY_MS = Number(process.env.PLATFORM_VECTOR_TEST_BUI
  */
 export class VectorRuntime {
   readonly store: VectorStore;
+  /** Commits upsert batches off the event loop (point-writer.ts); other point writes call settleWrites() first. */
+  readonly writer: PointWriter;
   private engines = new Map<string, IndexEngine>();
   private readyTimers = new Map<string, NodeJS.Timeout>();
   private countTimer?: NodeJS.Timeout;
@@ -59,6 +74,25 @@ export class VectorRuntime {
     this.store = new VectorStore(ctx.db);
     this.saves = new GraphSaves(join(ctx.config.home, 'vector'));
     this.buildDir = join(ctx.config.home, 'vector-build');
+    this.writer = new PointWriter(
+      ctx.db,
+      { bump: BUMP_WRITE_SEQ_SQL, upsert: UPSERT_POINT_SQL },
+      (b) => {
+        const size = b.vectors.length / b.keys.length;
+        const rows = b.keys.map((id_key, i) => ({ id_key, vector: toBlob(b.vectors.subarray(i * size, (i + 1) * size)), payload: b.payloads[i]! }));
+        tx(ctx.db, () => this.store.upsertPoints(b.indexId, rows));
+      },
+      { exitAfter: TEST_POINT_WRITER_EXIT_AFTER, replyDelayMs: TEST_POINT_WRITER_REPLY_DELAY_MS, warn: (message, fields) => ctx.log.warn(message, fields) },
+    );
+  }
+
+  /**
+   * Before any write to an index's points on the daemon's connection: the upsert batches the point
+   * writer has in flight are committed and applied first, so SQLite and the engines see writes in
+   * the same order (point-writer.ts).
+   */
+  settleWrites(): void {
+    this.writer.settle();
   }
 
   /** Starts timers: pending indexes become ready, engines rebuild in the background, counts refresh. */
@@ -94,7 +128,8 @@ export class VectorRuntime {
     const runs: Array<Promise<void>> = [];
     for (const [id, engine] of this.engines) {
       const due = all ? engine.changes - engine.waiting > 0 : saveDue(engine);
-      if (due && engine.canSave) runs.push(this.save(id, engine));
+      // A save records the index's write sequence: none while a committed batch may not be in the engine yet.
+      if (due && engine.canSave && !this.writer.busy(id)) runs.push(this.save(id, engine));
     }
     await Promise.all(runs);
   }
@@ -139,6 +174,8 @@ export class VectorRuntime {
     for (const t of this.readyTimers.values()) clearTimeout(t);
     this.readyTimers.clear();
     clearInterval(this.countTimer);
+    // Every acknowledged batch is in the engines before the last saves.
+    await this.writer.stop();
     await Promise.all(this.saving.values());
     // Requests have stopped: finish the graphs so the next start loads them whole (green at once). A
     // stop cut short by SIGKILL (the CLI waits 10 s) loses no point: the next start reinserts what the

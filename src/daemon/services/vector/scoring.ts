@@ -25,7 +25,8 @@ export function squaredL2(a: ArrayLike<number>, b: ArrayLike<number>): number {
 
 /** Unit-length copy (Qdrant stores cosine vectors normalized); a zero vector stays zero. */
 export function normalized(v: ArrayLike<number>): Float32Array {
-  const out = Float32Array.from(v as ArrayLike<number>);
+  // A float32 source is copied whole (a memcpy); Float32Array.from walks any array-like element by element.
+  const out = v instanceof Float32Array ? v.slice() : Float32Array.from(v as ArrayLike<number>);
   const n = Math.sqrt(dot(out, out));
   if (n > 0) for (let i = 0; i < out.length; i++) out[i]! /= n;
   return out;
@@ -33,7 +34,7 @@ export function normalized(v: ArrayLike<number>): Float32Array {
 
 /** The vector as stored for a distance: normalized for cosine, as given otherwise. */
 export const storedForm = (d: Distance, v: ArrayLike<number>): Float32Array =>
-  d === 'cosine' ? normalized(v) : Float32Array.from(v as ArrayLike<number>);
+  d === 'cosine' ? normalized(v) : v instanceof Float32Array ? v.slice() : Float32Array.from(v as ArrayLike<number>);
 
 /**
  * Exact score of a stored vector against a query already in stored form, as a float32 like every

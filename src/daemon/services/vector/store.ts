@@ -24,6 +24,11 @@ export interface IndexRow {
   created_at: string;
 }
 
+/** An upsert's statements, shared with the point writer's own connection (point-writer.ts). */
+export const BUMP_WRITE_SEQ_SQL = 'UPDATE vec_indexes SET write_seq = write_seq + 1 WHERE id = ? RETURNING write_seq';
+export const UPSERT_POINT_SQL = `INSERT INTO vec_points (index_id, id_key, vector, payload, seq) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (index_id, id_key) DO UPDATE SET vector = excluded.vector, payload = excluded.payload, seq = excluded.seq`;
+
 export interface PointRow {
   id_key: string;
   vector: Buffer;
@@ -104,13 +109,8 @@ export class VectorStore {
 
   /** Call inside a transaction: the rows and the raised write sequence commit together. */
   upsertPoints(indexId: string, rows: PointRow[]): void {
-    const { write_seq: seq } = this.q('UPDATE vec_indexes SET write_seq = write_seq + 1 WHERE id = ? RETURNING write_seq').get(indexId) as {
-      write_seq: number;
-    };
-    const stmt = this.q(
-      `INSERT INTO vec_points (index_id, id_key, vector, payload, seq) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (index_id, id_key) DO UPDATE SET vector = excluded.vector, payload = excluded.payload, seq = excluded.seq`,
-    );
+    const { write_seq: seq } = this.q(BUMP_WRITE_SEQ_SQL).get(indexId) as { write_seq: number };
+    const stmt = this.q(UPSERT_POINT_SQL);
     for (const r of rows) stmt.run(indexId, r.id_key, r.vector, r.payload, seq);
   }
 

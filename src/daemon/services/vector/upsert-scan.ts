@@ -5,6 +5,8 @@ export interface ScannedUpsert {
   vectors: Float32Array;
   lengths: Int32Array;
   raw: never[];
+  /** Every vector within the float32 range and norm limits (components below 1e17, squared norm at most 1e36). */
+  checked: true;
 }
 
 /**
@@ -299,5 +301,6 @@ export function scanUpsert(bytes: Uint8Array, maxPoints: number, maxDepth: numbe
     vectors: vectors.slice(0, total),
     lengths: Int32Array.from(lengths),
     raw: [],
+    checked: true,
   };
 }
