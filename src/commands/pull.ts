@@ -61,6 +61,6 @@ async function leaseNote(client: ApiClient, params: { projectID: string; topic: 
     .call(messagingRoutes.getSubscription, { params })
     .then((s) => `${s.ack_deadline_seconds} s`)
     .catch(() => 'the ack deadline');
-  const them = count === 1 ? 'this message is' : `these ${count} messages are`;
-  return `${them} leased, not removed: unless acknowledged within ${deadline} they are delivered again. Acknowledge with \`platform ack ${ref} ACK_ID...\` (the ack id column), or pull with --ack.`;
+  const [them, they] = count === 1 ? ['this message is', 'it is'] : [`these ${count} messages are`, 'they are'];
+  return `${them} leased, not removed: unless acknowledged within ${deadline} ${they} delivered again. Acknowledge with \`platform ack ${ref} ACK_ID...\` (the ack id column), or pull with --ack.`;
 }

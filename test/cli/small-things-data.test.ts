@@ -42,7 +42,7 @@ describe('pull without --ack', () => {
     const pulled = await cli.run(['pull', 'waited/reader', '--max', '1', '--wait', '5']);
     expect(pulled.exitCode, pulled.stderr).toBe(0);
     expect(pulled.stdout).toMatch(/one/);
-    expect(pulled.stderr).toContain('this message is leased, not removed: unless acknowledged within 30 s they are delivered again');
+    expect(pulled.stderr).toContain('this message is leased, not removed: unless acknowledged within 30 s it is delivered again');
     expect(pulled.stderr).toContain('`platform ack waited/reader ACK_ID...`');
     expect(pulled.stderr).toContain('or pull with --ack');
     // Under --json stdout carries only the result and the note, meant for people, is left out.
