@@ -83,7 +83,7 @@ describe('what dev shows', () => {
     expect(errorTail('one\ntwo\n')).toEqual(['one', 'two']);
     // Node's loader frames are left out, so a syntax error's file and line stay in the tail.
     const syntax = [
-      'revision fn-00003 did not become ready: the instance exited before it answered /healthz',
+      'revision fn-00003 did not become ready: the instance exited while starting, before it was ready',
       'index.js:2',
       '',
       '',

@@ -11,7 +11,7 @@ export async function waitHealthy(port: number, headers: Record<string, string>,
   const started = Date.now();
   const deadline = started + timeoutMs;
   while (Date.now() < deadline) {
-    if (gone) throw new Error('the instance exited before it answered /healthz');
+    if (gone) throw new Error('the instance exited while starting, before it was ready');
     try {
       const res = await request(`http://127.0.0.1:${port}/healthz`, { headers, headersTimeout: 1000, bodyTimeout: 1000 });
       await res.body.dump();
