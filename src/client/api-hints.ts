@@ -13,6 +13,10 @@ const RULES: [RegExp, (...groups: string[]) => string][] = [
   [/change it with PATCH \/v1\/projects\/[^/\s]+\/members\/[^/\s]+/, () => 'change it with `platform members update EMAIL --role ROLE`'],
   [/invite them instead \(POST \/v1\/projects\/([^/\s]+)\/invitations\)/, (project) => `invite them instead (\`platform invitations create EMAIL -p ${project}\`)`],
   [/via POST \/v1\/auth\/change-password/, () => 'with `platform passwd`'],
+  // The 401 of every management route (spec 1): the next line says `platform login`.
+  [/^this is a management endpoint and requires authentication: sign in via POST \/v1\/auth\/login and send the token as Authorization: Bearer <token>$/, () => 'not signed in, or the sign-in has ended'],
+  [/: send Authorization: Bearer <token>$/, () => ': the CLI sent no credential'],
+  [/Persisted lines: GET \/v1\/agents\/([^/\s]+)\/logs\/history/, (name) => `Persisted lines: \`platform logs ${name} --history\``],
   // The API calls cache instances memorystores (spec 3); the CLI says cache throughout.
   [/^memorystore (\S+) not found$/, (name) => `cache ${name} not found`],
 ];

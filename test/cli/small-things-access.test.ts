@@ -55,6 +55,9 @@ describe('logout on the local context', () => {
     expect(who.json).toMatchObject({ status: 401, next: expect.stringContaining('platform login') });
     expect(keys.exitCode).toBe(1);
     expect(keys.stderr).toContain('sign in with `platform login`');
+    // What a person reads names no HTTP route (the API's own text does, for HTTP clients).
+    expect(keys.stderr).toContain('Error: not signed in, or the sign-in has ended');
+    expect(keys.stderr).not.toMatch(/\/v1\//);
     expect(existsSync(credentials) ? JSON.parse(readFileSync(credentials, 'utf8')).local : undefined).toBeUndefined();
     expect((await fetch(`${sandbox.url()}/v1/auth/me`, { headers: { authorization: `Bearer ${session}` } })).status).toBe(401);
 
