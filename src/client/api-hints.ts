@@ -16,6 +16,8 @@ const RULES: [RegExp, (...groups: string[]) => string][] = [
   // The 401 of every management route (spec 1): the next line says `platform login`.
   [/^this is a management endpoint and requires authentication: sign in via POST \/v1\/auth\/login and send the token as Authorization: Bearer <token>$/, () => 'not signed in, or the sign-in has ended'],
   [/: send Authorization: Bearer <token>$/, () => ': the CLI sent no credential'],
+  [/turn it on with PUT \/v1\/agents\/[^/\s]+\/memory\/policy \{"enabled": true\} \((platform memory policy [^)]+)\)/, (command) => `turn it on with \`${command}\``],
+  [/use PUT \/v1\/agents\/\{name\}\/memory\/policy \((platform memory policy AGENT)\)/, (command) => `use \`${command}\``],
   [/Persisted lines: GET \/v1\/agents\/([^/\s]+)\/logs\/history/, (name) => `Persisted lines: \`platform logs ${name} --history\``],
   // The API calls cache instances memorystores (spec 3); the CLI says cache throughout.
   [/^memorystore (\S+) not found$/, (name) => `cache ${name} not found`],
