@@ -97,6 +97,31 @@ describe('acknowledged points are searchable at once while the graph builds (iss
     }
   });
 
+  it('cosine rows normalized by the parse worker are the float32s the event loop computed, on both parse paths and in reused body memory', async () => {
+    const DIMS = 768;
+    await readyIndex(d, token, project, { name: 'unit', dimensions: DIMS, distance: 'cosine' });
+    // scoring.ts's normalized(): a double sum of the float32 squares, each component divided as a double.
+    const unit = (v: number[]) => {
+      const f = Float32Array.from(v);
+      let squared = 0;
+      for (const x of f) squared += x * x;
+      const n = Math.sqrt(squared);
+      return JSON.parse(JSON.stringify(Array.from(n > 0 ? f.map((x) => x / n) : f))) as number[];
+    };
+    const random = (seed: number) => Array.from({ length: DIMS }, (_, i) => Math.sin(seed * 7919 + i * 104729) * (1 + (i % 7)));
+    // Two bodies of 256 x 768 (read into pooled memory, the second into the first's), then one sent
+    // through JSON.parse (a component of 1e17 or more) holding a zero vector, which stays zero.
+    const batches = [0, 1].map((b) => Array.from({ length: 256 }, (_, j) => ({ id: b * 256 + j, vector: random(b * 256 + j) })));
+    batches.push([{ id: 600, vector: [5e17, ...random(600).slice(1)] }, { id: 601, vector: new Array<number>(DIMS).fill(0) }]);
+    for (const points of batches) {
+      const up = await api('unit', 'upsert', { points });
+      expect(up.status, up.text).toBe(200);
+      const got = await api('unit', 'query', { vector: points[0]!.vector.map((x) => x || 1), top_k: 600, with_vector: true, with_payload: false });
+      const stored = new Map<number, number[]>(got.body.results.map((r: { id: number; vector: number[] }) => [r.id, r.vector]));
+      for (const p of points) expect(stored.get(p.id), `point ${p.id}`).toEqual(unit(p.vector));
+    }
+  });
+
   it('an upsert body with a bad point is refused whole, with the message of the ordinary path', async () => {
     await readyIndex(d, token, project, { name: 'refused', dimensions: 3 });
     const cases: Array<[unknown, RegExp]> = [

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { vectorMetricsReader } from './metrics.js';
-import { DATA_VERBS, vectorContracts } from '../../../api/vector.js';
+import { DATA_VERBS, vectorContracts, type Distance } from '../../../api/vector.js';
 import type { Area } from '../../area.js';
 import { statePaths } from '../../bootstrap.js';
 import { Reply, sendJson } from '../../http/router.js';
@@ -80,7 +80,15 @@ export const vectorArea = (): Area => {
     parsersOf = parsers;
     r.raw(R.upsert, async (rc, rawParams) => {
       const params = parseInput(R.upsert.params, rawParams, 'path');
-      const body = await parsers.parse(rc.req, R.upsert.bodyLimit, R.upsert.body, ctx.config.vector.limits.pointsPerUpsert);
+      // The index's distance, if the caller may see it, lets the parse worker hand back rows already
+      // normalized; any refusal is left for the lookup after the parse, so the errors keep their order.
+      let distance: Distance | undefined;
+      try {
+        distance = indexFor(rc.principal!, params.projectID, params.name).distance;
+      } catch {
+        distance = undefined;
+      }
+      const body = await parsers.parse(rc.req, R.upsert.bodyLimit, R.upsert.body, ctx.config.vector.limits.pointsPerUpsert, distance);
       sendJson(rc.res, R.upsert.status, await upsertPointsOffThread(rt, indexFor(rc.principal!, params.projectID, params.name), body));
     });
     r.handle(R.query, ({ principal, params, body }) => queryPoints(rt, indexFor(principal!, params.projectID, params.name), body));

@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { ApiError, badRequest } from '../../http/errors.js';
 import { MAX_JSON_DEPTH, parseJsonBody, readBody } from '../../http/body.js';
 import { parseInput } from '../../http/validate.js';
-import type { UpsertBody } from '../../../api/vector.js';
+import type { Distance, UpsertBody } from '../../../api/vector.js';
 import type { z } from 'zod';
 import { scanUpsert } from './upsert-scan.js';
 
@@ -15,6 +15,11 @@ export interface UpsertPoint {
   payload?: Record<string, unknown> | null;
   /** Known to pass checkVector's range and norm checks (the scanner's limits are far inside them); the width is still checked. */
   checked?: boolean;
+  /**
+   * The vector is already in the stored form of this distance (the parse worker normalized it for
+   * cosine) and is the caller's own memory: the engine may keep it without a copy.
+   */
+  storedFor?: Distance;
 }
 
 /**
@@ -99,12 +104,34 @@ function parse(bytes, maxPoints) {
 }
 // The plain shape straight from the bytes (upsert-scan.ts); anything else through JSON.parse.
 const scan = (${scanUpsert.toString()});
-parentPort.on('message', ({ seq, bytes, maxPoints }) => {
+/**
+ * Each row in place at unit length, with the arithmetic of scoring.ts's normalized() (a double sum of
+ * the float32 squares, each component divided as a double and stored as float32), so the stored floats
+ * are the same bits as when the event loop normalized them. Rows kept raw (out of range) are left alone.
+ */
+function normalizeRows(parsed) {
+  const { vectors, lengths, raw } = parsed;
+  let o = 0;
+  for (let r = 0; r < lengths.length; r++) {
+    const end = o + lengths[r];
+    if (!raw[r]) {
+      let squared = 0;
+      for (let j = o; j < end; j++) squared += vectors[j] * vectors[j];
+      const n = Math.sqrt(squared);
+      if (n > 0) for (let j = o; j < end; j++) vectors[j] /= n;
+    }
+    o = end;
+  }
+}
+parentPort.on('message', ({ seq, bytes, maxPoints, distance }) => {
   let parsed;
   // A scanner that throws (it should not; coverage tools rewrite function sources) costs only its speed.
   try { parsed = scan(bytes, maxPoints, workerData.maxDepth); } catch { parsed = undefined; }
   if (!parsed) try { parsed = parse(bytes, maxPoints); } catch { parsed = undefined; }
   if (!parsed) return parentPort.postMessage({ seq, bytes }, [bytes.buffer]);
+  // The rows leave here in the stored form of the index's distance (as the route looked it up before the parse).
+  if (distance === 'cosine') normalizeRows(parsed);
+  parsed.storedFor = distance;
   // The body's memory goes back too: the event loop reads the next body into it.
   parentPort.postMessage({ seq, parsed, bytes }, [parsed.vectors.buffer, bytes.buffer]);
 });
@@ -130,6 +157,8 @@ interface Parsed {
   lengths: Int32Array;
   raw: Array<number[] | undefined>;
   checked?: true;
+  /** The distance whose stored form the rows are in (normalized for cosine), as hinted; undefined: as sent. */
+  storedFor?: Distance;
 }
 type Reply = { seq: number; parsed: Parsed; bytes: Uint8Array } | { seq: number; bytes: Uint8Array } | { seq: number; failed: true };
 
@@ -141,6 +170,8 @@ export class UpsertParsers {
   private broken = false;
   /** Memory of parsed bodies, handed back by the workers, for the next bodies to be read into. */
   private readonly spare: ArrayBuffer[] = [];
+  /** Every ArrayBuffer readBody read a body into: no one else holds a view of it. */
+  private readonly pooled = new WeakSet<ArrayBuffer>();
 
   constructor(private readonly size = Math.max(1, Math.min(4, availableParallelism()))) {}
 
@@ -183,7 +214,13 @@ export class UpsertParsers {
    * Parses an upsert body: the worker's float32 batch when it has the ordinary shape, else the
    * router's own depth check, JSON.parse and schema on the event loop (the same 400s as any route).
    */
-  async parse(req: IncomingMessage, limit: number, schema: z.ZodType<UpsertBody>, maxPoints: number): Promise<{ points: UpsertPoint[] }> {
+  async parse(
+    req: IncomingMessage,
+    limit: number,
+    schema: z.ZodType<UpsertBody>,
+    maxPoints: number,
+    distance?: Distance,
+  ): Promise<{ points: UpsertPoint[] }> {
     const raw = await this.readBody(req, limit);
     const ordinary = (bytes = raw) => parseInput(schema, bytes.length === 0 ? {} : parseJsonBody(bytes), 'body');
     if (raw.length === 0) return ordinary();
@@ -196,22 +233,25 @@ export class UpsertParsers {
     const seq = this.seq++;
     // The body's memory moves to the worker when it owns it whole (a large body does), else a copy;
     // a body the worker does not take comes back for the ordinary path.
-    const owned = raw.byteOffset === 0 && raw.buffer.byteLength === raw.byteLength;
+    // Pooled memory is the daemon's own whatever its size (readBody rounds it up): moved too, else
+    // each batch's 4 MB was copied into fresh memory here, the page faults the pool exists to avoid.
+    const owned = raw.byteOffset === 0 && (raw.buffer.byteLength === raw.byteLength || this.pooled.has(raw.buffer as ArrayBuffer));
     const bytes = owned ? new Uint8Array(raw.buffer, 0, raw.byteLength) : new Uint8Array(raw);
     const reply = await new Promise<Reply>((resolve) => {
       this.waiting.set(seq, resolve);
       entry.inFlight++;
-      entry.worker.postMessage({ seq, bytes, maxPoints }, [bytes.buffer as ArrayBuffer]);
+      entry.worker.postMessage({ seq, bytes, maxPoints, distance }, [bytes.buffer as ArrayBuffer]);
     });
     if ('failed' in reply) throw new ApiError(503, 'upsert parser stopped: retry the request');
     if (!('parsed' in reply)) return ordinary(Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength));
     this.keep(reply.bytes.buffer as ArrayBuffer);
-    const { ids, payloads, vectors, lengths, raw: unchecked, checked } = reply.parsed;
+    const { ids, payloads, vectors, lengths, raw: unchecked, checked, storedFor } = reply.parsed;
     const points: UpsertPoint[] = [];
     let o = 0;
     for (let i = 0; i < lengths.length; i++) {
       const n = lengths[i]!;
-      points.push({ id: ids[i], vector: unchecked[i] ?? vectors.subarray(o, o + n), payload: payloads[i], checked });
+      const sent = unchecked[i];
+      points.push(sent ? { id: ids[i], vector: sent, payload: payloads[i] } : { id: ids[i], vector: vectors.subarray(o, o + n), payload: payloads[i], checked, storedFor });
       o += n;
     }
     return { points };
@@ -228,6 +268,7 @@ export class UpsertParsers {
     if (!(declared >= POOLED_MIN_BYTES && declared <= Math.min(limit, POOLED_MAX_BYTES))) return readBody(req, limit);
     const fits = this.spare.findIndex((b) => b.byteLength >= declared);
     const memory = fits >= 0 ? this.spare.splice(fits, 1)[0]! : new ArrayBuffer(Math.ceil(declared / POOLED_STEP) * POOLED_STEP);
+    this.pooled.add(memory);
     const body = Buffer.from(memory, 0, declared);
     let size = 0;
     for await (const chunk of req) {
