@@ -49,6 +49,8 @@ describe('platform sessions and memory', { timeout: 120_000 }, () => {
     const off = await sb.run(['sessions', 'memorize', 'echo', S]);
     expect(off.exitCode).not.toBe(0);
     expect(off.stderr).toMatch(/memory is off/);
+    expect(off.stderr).toContain('turn it on with `platform memory policy echo --enable`');
+    expect(off.stderr).not.toMatch(/\/v1\//);
     const policy = await sb.run(['memory', 'policy', 'echo', '--enable', '--scope', 'agent', '--json']);
     expect(policy.json.policy).toMatchObject({ enabled: true, scope: 'agent' });
     const firstSession = first.stderr.match(/--session ([A-Za-z0-9]{32})/)![1]!;

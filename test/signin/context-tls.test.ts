@@ -60,7 +60,7 @@ describe('context add over TLS', () => {
     // A remote context never signs in by itself, even with the local bootstrap password in the environment.
     const anonymous = await cli.run(['whoami']);
     expect(anonymous.exitCode).toBe(1);
-    expect(anonymous.stderr).toMatch(/requires authentication/);
+    expect(anonymous.stderr).toMatch(/not signed in/);
     expect(anonymous.stderr).toMatch(/platform login/);
 
     const login = await cli.run(['login', '--email', PROCESS_ADMIN.email, '--password-stdin', '--json'], { input: PROCESS_ADMIN.password });
