@@ -67,7 +67,7 @@ export function watchFolder(dir: string, onChange: (first: { path: string; at: n
     last = path;
     clearTimeout(timer);
     timer = setTimeout(() => {
-      // Timed from the burst's first event, named by the file it left: `sed -i` writes `sedXXXXXX`
+      // Timed from the burst's first event, named by the file it left: `sed -i` writes a temporary `sed` + six random characters (sed98m1vF)
       // and renames it over the source, so the first name seen is a file that is gone.
       const burst = { path: existsSync(join(dir, last!)) ? last! : first!.path, at: first!.at };
       first = undefined;

@@ -47,7 +47,7 @@ describe('the dev watcher', () => {
     }
   });
 
-  it('names the saved file, not the temporary file a save by rename went through (sed -i writes sedXXXXXX)', async () => {
+  it('names the saved file, not the temporary file a save by rename went through (sed -i writes a temporary sed98m1vF)', async () => {
     const seen = next();
     writeFileSync(join(dir, 'sedAb12Cd'), 'v3b\n');
     renameSync(join(dir, 'sedAb12Cd'), join(dir, 'main.py'));

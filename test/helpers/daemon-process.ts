@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll } from 'vitest';
 
 /** The built daemon entry, as `platform daemon start` runs it; tests of it skip when it is missing. */
 export const DAEMON_MAIN = join(import.meta.dirname, '..', '..', 'dist', 'daemon', 'main.js');
@@ -67,4 +69,25 @@ export async function apiCall(url: string, method: string, path: string, token: 
   });
   const text = await r.text();
   return { status: r.status, body: text ? JSON.parse(text) : undefined, headers: r.headers };
+}
+
+/** Ends a spawned daemon at once (kill -9) if it still runs, and waits for its exit. */
+export async function killDaemon(proc: DaemonProcess | undefined): Promise<void> {
+  if (proc && proc.child.exitCode === null && proc.child.signalCode === null) {
+    proc.child.kill('SIGKILL');
+    await proc.exited;
+  }
+}
+
+/**
+ * A state directory for the spawned daemons of one describe block. Set `proc` to the daemon
+ * running on it (tests restart it); after the block, that daemon is killed and the directory removed.
+ */
+export function spawnedHome(prefix: string): { home: string; proc?: DaemonProcess } {
+  const state: { home: string; proc?: DaemonProcess } = { home: mkdtempSync(join(tmpdir(), prefix)) };
+  afterAll(async () => {
+    await killDaemon(state.proc);
+    rmSync(state.home, { recursive: true, force: true });
+  });
+  return state;
 }

@@ -1,8 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { loginToken, spawnDaemonProcess, type DaemonProcess } from '../helpers/daemon-process.js';
+import { describe, expect, it } from 'vitest';
+import { apiCall, killDaemon, loginToken, spawnDaemonProcess, spawnedHome } from '../helpers/daemon-process.js';
 import { clustered, idx, ref, waitFor } from './helpers.js';
 
 /**
@@ -27,10 +24,7 @@ const ENV = { PLATFORM_VECTOR_READY_DELAY_MS: '0', PLATFORM_VECTOR_EXACT_MAX_POI
 async function daemon(home: string, env: Record<string, string>) {
   const proc = await spawnDaemonProcess(home, env);
   const token = await loginToken(proc.url);
-  const call = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(proc.url + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-    return { status: r.status, body: (await r.json()) as any };
-  };
+  const call = (method: string, path: string, body?: unknown) => apiCall(proc.url, method, path, token, body);
   const project = (await call('GET', '/v1/projects')).body.projects.find((p: { slug: string }) => p.slug === 'default').id as string;
   const index = (name: string) => ({
     path: idx(project, name),
@@ -62,13 +56,6 @@ async function daemon(home: string, env: Record<string, string>) {
   return { proc, call, index };
 }
 
-async function kill(proc: DaemonProcess | undefined): Promise<void> {
-  if (proc && proc.child.exitCode === null && proc.child.signalCode === null) {
-    proc.child.kill('SIGKILL');
-    await proc.exited;
-  }
-}
-
 /** Share of the exact top 10 that a daemon's answers hold, over probes near stored points. */
 async function recallAt10(query: (v: number[], k: number) => Promise<number[]>, live: Vectors, probes: number[]): Promise<number> {
   let hits = 0;
@@ -81,17 +68,13 @@ async function recallAt10(query: (v: number[], k: number) => Promise<number[]>, 
 }
 
 describe('a float graph built by a worker thread (spawned daemon)', () => {
-  const home = mkdtempSync(join(tmpdir(), 'platform-vector-build-worker-'));
-  let proc: DaemonProcess | undefined;
-  afterAll(async () => {
-    await kill(proc);
-    rmSync(home, { recursive: true, force: true });
-  });
+  const run = spawnedHome('platform-vector-build-worker-');
+  const home = run.home;
 
   it('searches during the build answer as the exact scan, and deletes and overwrites hold across snapshots', { timeout: 60_000 }, async () => {
     // Each snapshot waits 400 ms between its read and its swap: the deletes below land in between.
     const d = await daemon(home, { ...ENV, PLATFORM_VECTOR_TEST_BUILD_SNAPSHOT_DELAY_MS: '400' });
-    proc = d.proc;
+    run.proc = d.proc;
     const ix = d.index('swaps');
     const DIMS = 48;
     await ix.create(DIMS);
@@ -153,9 +136,9 @@ describe('a float graph built by a worker thread (spawned daemon)', () => {
   });
 
   it('a point acknowledged while the worker builds is found by the next search and survives kill -9', { timeout: 90_000 }, async () => {
-    await kill(proc);
+    await killDaemon(run.proc);
     let d = await daemon(home, ENV);
-    proc = d.proc;
+    run.proc = d.proc;
     let ix = d.index('crash');
     const DIMS = 256;
     const N = 3000;
@@ -168,10 +151,10 @@ describe('a float graph built by a worker thread (spawned daemon)', () => {
     }
     // 3,000 x 256 takes the worker seconds: it is still building when the process dies.
     expect(await ix.status()).toBe('yellow');
-    await kill(proc);
+    await killDaemon(run.proc);
 
     d = await daemon(home, ENV);
-    proc = d.proc;
+    run.proc = d.proc;
     ix = d.index('crash');
     expect(await ix.ids()).toEqual(Array.from({ length: N }, (_, i) => i));
     expect((await ix.query(data[N - 1]!, 1))[0]).toBe(N - 1);
@@ -182,17 +165,13 @@ describe('a float graph built by a worker thread (spawned daemon)', () => {
 });
 
 describe('a build worker that dies (spawned daemon, test hook)', () => {
-  const home = mkdtempSync(join(tmpdir(), 'platform-vector-build-worker-dies-'));
-  let proc: DaemonProcess | undefined;
-  afterAll(async () => {
-    await kill(proc);
-    rmSync(home, { recursive: true, force: true });
-  });
+  const run = spawnedHome('platform-vector-build-worker-dies-');
+  const home = run.home;
 
   it('loses no point: another worker takes over, then the event loop, and the daemon keeps answering', { timeout: 60_000 }, async () => {
     // Every worker exits after 300 insertions, as a crashed one would.
     const d = await daemon(home, { ...ENV, PLATFORM_VECTOR_TEST_BUILD_WORKER_EXIT_AFTER: '300' });
-    proc = d.proc;
+    run.proc = d.proc;
     const ix = d.index('dying');
     const DIMS = 32;
     const N = 2000;

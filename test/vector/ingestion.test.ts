@@ -1,8 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loginToken, spawnDaemonProcess, type DaemonProcess } from '../helpers/daemon-process.js';
+import { apiCall, killDaemon, loginToken, spawnDaemonProcess, spawnedHome, type DaemonProcess } from '../helpers/daemon-process.js';
 import type { TestDaemon } from '../helpers/daemon.js';
 import { clustered, idx, readyIndex, ref, startVectorDaemon, waitFor } from './helpers.js';
 
@@ -172,19 +169,10 @@ describe('a burst of upserts with the builder running', () => {
   });
 });
 
-/** Ends a spawned daemon a test left running (its last start) and removes its state directory. */
-async function killAndRemove(proc: DaemonProcess | undefined, home: string): Promise<void> {
-  if (proc && proc.child.exitCode === null && proc.child.signalCode === null) {
-    proc.child.kill('SIGKILL');
-    await proc.exited;
-  }
-  rmSync(home, { recursive: true, force: true });
-}
-
 describe('kill -9 while the graph is building (spawned daemon)', () => {
-  const home = mkdtempSync(join(tmpdir(), 'platform-vector-ingest-kill-'));
+  const run = spawnedHome('platform-vector-ingest-kill-');
+  const home = run.home;
   let proc: DaemonProcess | undefined;
-  afterAll(() => killAndRemove(proc, home));
 
   it('every acknowledged point survives, is searchable after the restart, and the graph finishes with exact answers', { timeout: 120_000 }, async () => {
     const DIMS = 64;
@@ -192,17 +180,10 @@ describe('kill -9 while the graph is building (spawned daemon)', () => {
     const data = clustered(N, DIMS, 9);
     const live = new Map(data.map((v, id) => [id, v] as const));
     const env = { PLATFORM_VECTOR_READY_DELAY_MS: '0', PLATFORM_VECTOR_EXACT_MAX_POINTS: '0' };
-    const call = async (p: DaemonProcess, token: string, method: string, path: string, body?: unknown) => {
-      const r = await fetch(p.url + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-      return { status: r.status, body: (await r.json()) as any };
-    };
-    const kill = async (p: DaemonProcess) => {
-      p.child.kill('SIGKILL');
-      await p.exited;
-    };
+    const call = (p: DaemonProcess, token: string, method: string, path: string, body?: unknown) => apiCall(p.url, method, path, token, body);
 
     // First life: the builder is held, so nothing of this index is in a graph when the process dies.
-    proc = await spawnDaemonProcess(home, { ...env, PLATFORM_VECTOR_TEST_PAUSE_GRAPH_BUILD: '1' });
+    proc = run.proc = await spawnDaemonProcess(home, { ...env, PLATFORM_VECTOR_TEST_PAUSE_GRAPH_BUILD: '1' });
     let token = await loginToken(proc.url);
     const project = (await call(proc, token, 'GET', '/v1/projects')).body.projects.find((p: { slug: string }) => p.slug === 'default').id as string;
     const index = idx(project, 'crash');
@@ -214,18 +195,18 @@ describe('kill -9 while the graph is building (spawned daemon)', () => {
     }
     expect((await call(proc, token, 'POST', `${index}:query`, { vector: data[N - 1], top_k: 1 })).body.results[0].id).toBe(N - 1);
     expect((await call(proc, token, 'GET', index)).body.index.collection_status).toBe('yellow');
-    await kill(proc);
+    await killDaemon(proc);
 
     // Second life: the graph really builds from SQLite; killed again before it is whole.
-    proc = await spawnDaemonProcess(home, env);
+    proc = run.proc = await spawnDaemonProcess(home, env);
     token = await loginToken(proc.url);
     expect((await call(proc, token, 'GET', index)).body.index.collection_status).toBe('yellow');
     const q = data[123]!;
     expect((await call(proc, token, 'POST', `${index}:query`, { vector: q, top_k: 10 })).body.results.map((r: { id: number }) => r.id)).toEqual(exactTop(live, q, 10));
-    await kill(proc);
+    await killDaemon(proc);
 
     // Third life: all acknowledged points are there, found at once, and the graph finishes.
-    proc = await spawnDaemonProcess(home, env);
+    proc = run.proc = await spawnDaemonProcess(home, env);
     token = await loginToken(proc.url);
     const ids: number[] = [];
     let offset: number | undefined;
@@ -248,17 +229,14 @@ describe('kill -9 while the graph is building (spawned daemon)', () => {
 });
 
 describe('a restart from a save that left points waiting, with a point rewritten after it (spawned daemon)', () => {
-  const home = mkdtempSync(join(tmpdir(), 'platform-vector-ingest-resave-'));
+  const run = spawnedHome('platform-vector-ingest-resave-');
+  const home = run.home;
   let proc: DaemonProcess | undefined;
-  afterAll(() => killAndRemove(proc, home));
 
   it('the rewritten point is its own nearest neighbour once the loaded graph is whole', { timeout: 120_000 }, async () => {
     const env = { PLATFORM_VECTOR_READY_DELAY_MS: '0', PLATFORM_VECTOR_EXACT_MAX_POINTS: '0' };
     const paused = { ...env, PLATFORM_VECTOR_TEST_PAUSE_GRAPH_BUILD: '1' };
-    const call = async (p: DaemonProcess, token: string, method: string, path: string, body?: unknown) => {
-      const r = await fetch(p.url + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-      return { status: r.status, body: (await r.json()) as any };
-    };
+    const call = (p: DaemonProcess, token: string, method: string, path: string, body?: unknown) => apiCall(p.url, method, path, token, body);
     const end = async (p: DaemonProcess, signal: NodeJS.Signals) => {
       p.child.kill(signal);
       await p.exited;
@@ -267,7 +245,7 @@ describe('a restart from a save that left points waiting, with a point rewritten
     const points = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ id: from + i, vector: [from + i, (from + i) % 7, 1] }));
 
     // First life: 1,000 points in the graph, saved whole by the graceful stop.
-    proc = await spawnDaemonProcess(home, env);
+    proc = run.proc = await spawnDaemonProcess(home, env);
     let token = await loginToken(proc.url);
     const project = (await call(proc, token, 'GET', '/v1/projects')).body.projects.find((p: { slug: string }) => p.slug === 'default').id as string;
     const index = idx(project, 'resave');
@@ -278,7 +256,7 @@ describe('a restart from a save that left points waiting, with a point rewritten
 
     // Second life, builder held: 200 more points wait beside the graph when the stop saves it, so
     // that save leaves them out (a delete is the change that makes it due).
-    proc = await spawnDaemonProcess(home, paused);
+    proc = run.proc = await spawnDaemonProcess(home, paused);
     token = await loginToken(proc.url);
     expect((await call(proc, token, 'POST', `${index}:upsert`, { points: points(1001, 200) })).status).toBe(200);
     expect((await call(proc, token, 'POST', `${index}:delete-points`, { ids: [1000] })).status).toBe(200);
@@ -286,14 +264,14 @@ describe('a restart from a save that left points waiting, with a point rewritten
     expect(proc.stderr()).toMatch(/"msg":"vector graph saved".*"points":999/);
 
     // Third life, builder held: point 5 moves far past the line's end after that save; killed before any other save.
-    proc = await spawnDaemonProcess(home, paused);
+    proc = run.proc = await spawnDaemonProcess(home, paused);
     token = await loginToken(proc.url);
     expect((await call(proc, token, 'POST', `${index}:upsert`, { points: [{ id: 5, vector: [5000, 0, 1] }] })).status).toBe(200);
     expect((await call(proc, token, 'POST', `${index}:query`, { vector: [5000, 0, 1], top_k: 1 })).body.results[0].id).toBe(5);
     await end(proc, 'SIGKILL');
 
     // Fourth life: the load keeps the saved graph and reinserts the 200 left out plus the rewritten point.
-    proc = await spawnDaemonProcess(home, env);
+    proc = run.proc = await spawnDaemonProcess(home, env);
     token = await loginToken(proc.url);
     await waitFor(async () => (await call(proc!, token, 'GET', index)).body.index.collection_status === 'green', 60_000);
     expect(proc.stderr()).toMatch(/"msg":"vector graph loaded from its save".*"reinserting":201/);

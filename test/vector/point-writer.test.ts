@@ -1,8 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { loginToken, spawnDaemonProcess, type DaemonProcess } from '../helpers/daemon-process.js';
+import { describe, expect, it } from 'vitest';
+import { apiCall, killDaemon, loginToken, spawnDaemonProcess, spawnedHome } from '../helpers/daemon-process.js';
 import { clustered, idx, waitFor } from './helpers.js';
 
 /**
@@ -17,10 +14,7 @@ const ENV = { PLATFORM_VECTOR_READY_DELAY_MS: '0', PLATFORM_VECTOR_EXACT_MAX_POI
 async function daemon(home: string, env: Record<string, string>) {
   const proc = await spawnDaemonProcess(home, env);
   const token = await loginToken(proc.url);
-  const call = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(proc.url + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-    return { status: r.status, body: (await r.json()) as any };
-  };
+  const call = (method: string, path: string, body?: unknown) => apiCall(proc.url, method, path, token, body);
   const project = (await call('GET', '/v1/projects')).body.projects.find((p: { slug: string }) => p.slug === 'default').id as string;
   const path = idx(project, 'writes');
   const ok = async (verb: string, body: unknown) => {
@@ -53,13 +47,6 @@ async function daemon(home: string, env: Record<string, string>) {
   return { proc, ix };
 }
 
-async function kill(proc: DaemonProcess | undefined): Promise<void> {
-  if (proc && proc.child.exitCode === null && proc.child.signalCode === null) {
-    proc.child.kill('SIGKILL');
-    await proc.exited;
-  }
-}
-
 /** The engine (searches, count) and SQLite (scroll) hold the same points. */
 async function expectEngineMatchesStore(ix: Awaited<ReturnType<typeof daemon>>['ix'], data: number[][]): Promise<number[]> {
   const stored = await ix.ids();
@@ -74,16 +61,12 @@ async function expectEngineMatchesStore(ix: Awaited<ReturnType<typeof daemon>>['
 }
 
 describe('upserts committed by the point writer', () => {
-  const home = mkdtempSync(join(tmpdir(), 'platform-vector-point-writer-'));
-  let proc: DaemonProcess | undefined;
-  afterAll(async () => {
-    await kill(proc);
-    rmSync(home, { recursive: true, force: true });
-  });
+  const run = spawnedHome('platform-vector-point-writer-');
+  const home = run.home;
 
   it('deletes racing the commits leave SQLite and the engine alike, also after kill -9', { timeout: 60_000 }, async () => {
     let d = await daemon(home, ENV);
-    proc = d.proc;
+    run.proc = d.proc;
     const DIMS = 64;
     const N = 2000;
     const BATCH = 250;
@@ -101,26 +84,22 @@ describe('upserts committed by the point writer', () => {
     // Every odd id was never deleted: all of them are there.
     for (let id = 1; id < N; id += 2) expect(before.includes(id)).toBe(true);
 
-    await kill(proc);
+    await killDaemon(run.proc);
     d = await daemon(home, ENV);
-    proc = d.proc;
+    run.proc = d.proc;
     expect(await d.ix.ids()).toEqual(before);
     await expectEngineMatchesStore(d.ix, data);
   });
 });
 
 describe('a write between a commit and its answer (spawned daemon, test hook)', () => {
-  const home = mkdtempSync(join(tmpdir(), 'platform-vector-point-writer-late-'));
-  let proc: DaemonProcess | undefined;
-  afterAll(async () => {
-    await kill(proc);
-    rmSync(home, { recursive: true, force: true });
-  });
+  const run = spawnedHome('platform-vector-point-writer-late-');
+  const home = run.home;
 
   it('a delete of committed, unanswered points applies after them in the engine as in SQLite', { timeout: 60_000 }, async () => {
     // Each commit is answered 3 s late: the batch is in SQLite, not yet in the engine.
     let d = await daemon(home, { ...ENV, PLATFORM_VECTOR_TEST_POINT_WRITER_REPLY_DELAY_MS: '3000' });
-    proc = d.proc;
+    run.proc = d.proc;
     const DIMS = 16;
     await d.ix.create(DIMS);
     const data = clustered(100, DIMS, 2);
@@ -135,25 +114,21 @@ describe('a write between a commit and its answer (spawned daemon, test hook)', 
     const stored = await expectEngineMatchesStore(d.ix, data);
     expect(stored).toEqual(data.map((_, id) => id).filter((id) => id % 2 === 1));
 
-    await kill(proc);
+    await killDaemon(run.proc);
     d = await daemon(home, ENV);
-    proc = d.proc;
+    run.proc = d.proc;
     expect(await d.ix.ids()).toEqual(stored);
   });
 });
 
 describe('a point writer that dies (spawned daemon, test hook)', () => {
-  const home = mkdtempSync(join(tmpdir(), 'platform-vector-point-writer-dies-'));
-  let proc: DaemonProcess | undefined;
-  afterAll(async () => {
-    await kill(proc);
-    rmSync(home, { recursive: true, force: true });
-  });
+  const run = spawnedHome('platform-vector-point-writer-dies-');
+  const home = run.home;
 
   it('answers every batch once committed: the unanswered one is committed again, later ones on the event loop', { timeout: 60_000 }, async () => {
     // The writer's thread ends after its third commit, before answering it.
     let d = await daemon(home, { ...ENV, PLATFORM_VECTOR_TEST_POINT_WRITER_EXIT_AFTER: '3' });
-    proc = d.proc;
+    run.proc = d.proc;
     const DIMS = 32;
     const N = 2000;
     const BATCH = 200;
@@ -170,9 +145,9 @@ describe('a point writer that dies (spawned daemon, test hook)', () => {
     expect(d.proc.stderr()).toMatch(/"msg":"vector point writer stopped; commits run on the event loop"/);
     expect(await expectEngineMatchesStore(d.ix, data)).toHaveLength(N);
 
-    await kill(proc);
+    await killDaemon(run.proc);
     d = await daemon(home, ENV);
-    proc = d.proc;
+    run.proc = d.proc;
     expect(await d.ix.ids()).toEqual(Array.from({ length: N }, (_, i) => i));
     await expectEngineMatchesStore(d.ix, data);
   });
