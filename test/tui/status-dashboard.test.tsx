@@ -168,6 +168,32 @@ describe('status dashboard', () => {
     await press(app, '\x1b', (f) => f.includes('agents/functions (3)'));
   });
 
+  it('re-reads open details on each refresh, keeps them on a failed re-read, and stops once closed', async () => {
+    const { backend } = fakeBackend();
+    let reads = 0;
+    let failNext = false;
+    const details: StatusBackend['details'] = async (_pane, r) => {
+      reads++;
+      if (failNext) {
+        failNext = false;
+        throw new Error('the daemon did not answer');
+      }
+      return [`details of ${r.name}`, `backlog ${10 - reads}`];
+    };
+    const app = await mount({ backend: { ...backend, details }, intervalMs: 40 });
+    await press(app, '\r', (f) => f.includes('details of hello'));
+    await until(() => /backlog [0-7]\b/.test(app.lastFrame()!), app, 'a later read of the open details');
+    failNext = true;
+    const failed = await until(() => app.lastFrame()!.includes('cannot read details: the daemon did not answer'), app, 'the failed re-read');
+    expect(failed).toMatch(/details of hello\n.*backlog \d/);
+    await until(() => !app.lastFrame()!.includes('cannot read details'), app, 'the next good read clearing the error');
+    await press(app, '\x1b', (f) => f.includes('agents/functions (3)'));
+    const closedAt = reads;
+    await new Promise((r) => setTimeout(r, 200));
+    // One read may have been in flight when esc was pressed; none start after it.
+    expect(reads).toBeLessThanOrEqual(closedAt + 1);
+  });
+
   it('shows the key list with ? and closes it', async () => {
     const app = await mount({ backend: fakeBackend().backend });
     const frame = await press(app, '?', (f) => f.includes('move between rows'));

@@ -3,7 +3,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { LogsView } from '../logs/LogsView.js';
 import type { StatusBackend } from './backend.js';
 import type { StatusAction } from './actions.js';
-import type { Pane, StatusRow } from './model.js';
+import type { Pane, PaneId, StatusRow } from './model.js';
 import { useSnapshot } from './use-snapshot.js';
 import { Header } from './Header.js';
 import { Sidebar, SIDEBAR_WIDTH } from './Sidebar.js';
@@ -19,7 +19,7 @@ type Mode =
   | { kind: 'list' }
   | { kind: 'filter' }
   | { kind: 'help' }
-  | { kind: 'details'; title: string; lines?: string[]; error?: string; offset: number }
+  | { kind: 'details'; title: string; pane: PaneId; row: StatusRow; lines?: string[]; error?: string; offset: number }
   | { kind: 'logs'; title: string; source: import('../logs/LogsView.js').LogSource }
   | { kind: 'confirm'; action: StatusAction };
 
@@ -155,15 +155,37 @@ export function Dashboard({ backend, intervalMs, color, columns: fixedColumns, r
   };
 
   const openDetails = (pane: Pane, row: StatusRow) => {
-    const title = `${pane.title} ${row.name}`;
-    update({ mode: { kind: 'details', title, offset: 0 } });
-    const settle = (found: { lines?: string[]; error?: string }) =>
-      update((s) => (s.mode.kind === 'details' && s.mode.title === title ? { mode: { ...s.mode, ...found } } : {}));
-    backend.details(pane.id, row).then(
+    update({ mode: { kind: 'details', title: `${pane.title} ${row.name}`, pane: pane.id, row, offset: 0 } });
+    readDetails();
+  };
+
+  // One read at a time: a slow daemon is never asked again before it answered, as useSnapshot does.
+  const detailsReading = useRef(false);
+  const readDetails = () => {
+    const open = ui.current.mode;
+    if (open.kind !== 'details' || detailsReading.current) return;
+    detailsReading.current = true;
+    const settle = (found: { lines?: string[]; error?: string }) => {
+      detailsReading.current = false;
+      update((s) => {
+        if (s.mode.kind !== 'details' || s.mode.title !== open.title) return {};
+        const lines = found.lines ?? s.mode.lines;
+        // A refresh that shortens the lines keeps the view on the screen.
+        const offset = Math.min(s.mode.offset, Math.max(0, (lines?.length ?? 1) - 1));
+        return { mode: { ...s.mode, lines, error: found.error, offset } };
+      });
+    };
+    backend.details(open.pane, open.row).then(
       (lines) => settle({ lines }),
       (e: Error) => settle({ error: e.message }),
     );
   };
+  // Open details follow the dashboard's refresh, as the panes do: a backlog draining or a
+  // revision going ready shows without leaving and entering again. A failed re-read keeps the
+  // last lines under its error.
+  useEffect(() => {
+    if (ui.current.mode.kind === 'details' && (ui.current.mode.lines || ui.current.mode.error)) readDetails();
+  }, [snapshot]);
 
   const runAction = (action: StatusAction) => {
     update({ mode: { kind: 'list' }, message: { text: `${action.label}: working…`, bad: false } });
