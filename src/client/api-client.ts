@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { RouteContract } from '../api/contract.js';
 import { projectRoutes } from '../api/projects.js';
 import { ApiCallError, AbortError } from './errors.js';
-import { unreachable } from './network-errors.js';
+import { connectionRefused, unreachable } from './network-errors.js';
 import { nodeFetch } from './node-fetch.js';
 import { answerTimeoutFor, noAnswer } from './answer-timeout.js';
 import { forPeople } from './api-hints.js';
@@ -40,6 +40,11 @@ export interface ApiClientOptions {
    * retry the request with, or undefined to let the 401 stand.
    */
   refresh?: () => Promise<string | undefined>;
+  /**
+   * The local daemon's address now, or undefined when none runs: a follow or a dashboard that
+   * outlives a restart on another port (`daemon start --port 0`) finds it again.
+   */
+  relocate?: () => Promise<string | undefined>;
 }
 
 /** Typed client over the shared contract: the same zod route objects the daemon serves. */
@@ -47,10 +52,15 @@ export class ApiClient {
   private readonly projectIds = new Map<string, string>();
 
   constructor(
-    readonly baseUrl: string,
+    private base: string,
     private token?: string,
     private readonly options: ApiClientOptions = {},
   ) {}
+
+  /** The server's address (the local daemon's newest one, after a restart on another port). */
+  get baseUrl(): string {
+    return this.base;
+  }
 
   /** The bearer token this client sends now (after any refresh), for `platform auth token`. */
   get bearer(): string | undefined {
@@ -98,15 +108,16 @@ export class ApiClient {
     path: string,
     input: Omit<CallInput, 'params'> & { headers?: Record<string, string>; rawBody?: RequestInit['body']; waitSeconds?: number } = {},
   ): Promise<Response> {
-    const url = new URL(path, this.baseUrl);
+    let url = new URL(path, this.baseUrl);
     for (const [k, v] of Object.entries(input.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    let relocated = false;
     const headers: Record<string, string> = { accept: 'application/json', ...input.headers };
     let body: RequestInit["body"] | undefined = input.rawBody;
     if (input.body !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(input.body);
     }
-    const send = async () => {
+    const send = async (): Promise<Response> => {
       if (this.token) headers.authorization = `Bearer ${this.token}`;
       // Until the response headers arrive: a stopped daemon accepts connections and never answers.
       const answerSeconds = input.waitSeconds === undefined ? answerTimeoutFor(body) : undefined;
@@ -118,6 +129,17 @@ export class ApiClient {
         return await nodeFetch(url, { method, headers, body, signal }, this.options.ca);
       } catch (e) {
         if (silence.signal.aborted) throw noAnswer(this.baseUrl, answerSeconds!);
+        // A refused connection reached no server, so asking the daemon's new address is safe
+        // (a streamed body cannot be sent twice).
+        if (!relocated && this.options.relocate && connectionRefused(e) && !(body instanceof ReadableStream)) {
+          relocated = true;
+          const moved = await this.options.relocate();
+          if (moved && moved !== this.base) {
+            this.base = moved;
+            url = new URL(url.pathname + url.search, moved);
+            return send();
+          }
+        }
         if ((e as Error).name === 'TimeoutError') {
           throw new AbortError(`no answer from ${this.baseUrl} within ${input.waitSeconds} s`, 'raise --timeout, or check the agent with `platform logs NAME`');
         }

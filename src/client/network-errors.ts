@@ -19,6 +19,9 @@ function codes(e: unknown, seen = new Set<unknown>()): { code: string; message: 
   return [...own, ...codes(err.cause, seen), ...(err.errors ?? []).flatMap((x) => codes(x, seen))];
 }
 
+/** Nothing listens at the address: the one failure a request can be sent again elsewhere after. */
+export const connectionRefused = (e: unknown): boolean => codes(e).some((c) => c.code === 'ECONNREFUSED');
+
 /**
  * A failure to reach the server, said as what to do about it: an untrusted or mismatched
  * certificate, a refused connection, an unknown host. Never a stack trace.

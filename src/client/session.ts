@@ -66,9 +66,22 @@ const fresh = (c: StoredCredential | undefined) => c && (!c.expiresAt || c.expir
 /** The CA a context's requests trust: its own, only when talking to its own URL (not PLATFORM_API_URL's). */
 export const contextCa = (context: Context, url: string) => (context.kind === 'remote' && url === context.url ? context.ca_cert : undefined);
 
-/** A client for a context's server, trusting the context's CA. */
+/** The local daemon's address now, or undefined when none runs (never starts one). */
+async function localDaemonUrl(): Promise<string | undefined> {
+  const probe = await probeDaemon();
+  return probe.state === 'running' ? probe.info.url : undefined;
+}
+
+/**
+ * A client for a context's server, trusting the context's CA. The local context's client finds
+ * its daemon again after a restart on another port (`daemon start --port 0`).
+ */
 export const clientFor = (context: Context, url: string, token?: string, refresh?: () => Promise<string | undefined>) =>
-  new ApiClient(url, token, { ca: contextCa(context, url), refresh });
+  new ApiClient(url, token, {
+    ca: contextCa(context, url),
+    refresh,
+    relocate: context.kind === 'local' && !process.env.PLATFORM_API_URL ? localDaemonUrl : undefined,
+  });
 
 /**
  * The stored credential as a client: a session about to expire is refreshed first (an upload
@@ -109,11 +122,11 @@ export async function connect(opts: { context?: string; anonymous?: boolean; sta
   // After `platform logout` the local context waits for `platform login` (see Context.signed_out).
   const automatic = local && !context.signed_out;
   const migrated = automatic ? await migrateLegacyAdmin(context, url) : undefined;
-  if (migrated) return { client: new ApiClient(url, migrated.token), context, url, credentialSource: 'local-admin' };
+  if (migrated) return { client: clientFor(context, url, migrated.token), context, url, credentialSource: 'local-admin' };
   const stored = await new CredentialStore().get(context.name);
   const client = stored ? await storedClient(context, url, stored) : undefined;
   if (client) return { client, context, url, credentialSource: 'stored' };
   const fromEnv = automatic ? await adminFromEnvironment(context, url) : undefined;
-  if (fromEnv) return { client: new ApiClient(url, fromEnv.token), context, url, credentialSource: 'local-admin' };
+  if (fromEnv) return { client: clientFor(context, url, fromEnv.token), context, url, credentialSource: 'local-admin' };
   return { client: clientFor(context, url), context, url, credentialSource: 'none' };
 }

@@ -9,7 +9,8 @@ import { cliSandbox } from '../helpers/cli.js';
 /**
  * Plain `platform logs NAME -f` against a real daemon that is stopped and started again (same state
  * directory, same port, as the local daemon's 7070 would be): the follow reconnects, prints the new
- * instance's line once and repeats nothing; an agent deleted while followed ends it with a message.
+ * instance's line once and repeats nothing, also when the daemon comes back on another port; an agent
+ * deleted while followed ends it with a message.
  */
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -81,6 +82,28 @@ describe('platform logs NAME -f across a daemon restart', { timeout: 180_000 }, 
       expect(new Set(lines).size).toBe(lines.length);
       // Every stdout line is a log line (`TS INSTANCE STREAM: MESSAGE`); the daemon's notes go to stderr.
       for (const l of lines) expect(l).toMatch(/^\S+Z tailfn-00001-[0-9a-f]{6} (stdout|stderr|system): /);
+      expect(f.proc.exitCode).toBeNull();
+    } finally {
+      f.proc.kill('SIGINT');
+      await f.proc;
+    }
+  });
+
+  it('finds the daemon again when it comes back on another port (daemon start --port 0)', async () => {
+    expect((await sb.run(['invoke', 'tailfn', '-m', 'first'])).exitCode).toBe(0);
+    const f = follow('tailfn');
+    try {
+      await f.seen(/stdout: greeting first\n/);
+      const before = JSON.parse((await sb.run(['daemon', 'status', '--json'])).stdout) as { url: string };
+      expect((await sb.run(['daemon', 'stop'])).exitCode).toBe(0);
+      await f.seen(/live logs interrupted \(.+\); retrying in/, 'stderr');
+      const started = await sb.run(['daemon', 'start', '--port', '0', '--json']);
+      expect(started.exitCode, started.stderr).toBe(0);
+      const after = JSON.parse(started.stdout) as { url: string };
+      expect(after.url).not.toBe(before.url);
+      expect((await sb.run(['invoke', 'tailfn', '-m', 'moved'])).exitCode).toBe(0);
+      await f.seen(/stdout: greeting moved\n/);
+      expect(f.out.stdout.match(/greeting first\n/g)).toHaveLength(1);
       expect(f.proc.exitCode).toBeNull();
     } finally {
       f.proc.kill('SIGINT');
