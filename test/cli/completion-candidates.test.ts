@@ -87,6 +87,22 @@ describe('completion candidates', () => {
     expect(await values(['agents', 'get', '--project', 'shop', 'he'], n.lookup)).toEqual(['hello']);
   });
 
+  it('--flag=value: whole (zsh, fish) and as bash splits it at the =', async () => {
+    const n = names({ project: ['default', 'shop'], agent: ['hello'] });
+    expect(await values(['agents', 'list', '--project=s'], n.lookup)).toEqual(['--project=shop']);
+    expect(await values(['init', '--template=function-'], n.lookup)).toEqual(['--template=function-python', '--template=function-nodejs', '--template=function-go', '--template=function-ruby']);
+    expect(await values(['agents', 'get', '--json=x'], n.lookup)).toEqual([]);
+    // A path after `--file=` is left alone: the shell's file names would not start at the `=`.
+    expect((await complete(['indexes', 'upsert', 'docs', '--file=./'], tree, n.lookup)).directive & Directive.files).toBe(0);
+    // bash: `--project` `=` `s`, and a lone `=` under the cursor, which bash replaces whole.
+    expect(await values(['agents', 'list', '--project', '=', 's'], n.lookup)).toEqual(['shop']);
+    expect(await values(['agents', 'list', '--project', '='], n.lookup)).toEqual(['=default', '=shop']);
+    expect((await complete(['indexes', 'upsert', 'docs', '--file', '=', ''], tree, n.lookup)).directive).toBe(Directive.files);
+    // A value given as `--project = shop` scopes the names and is not the NAME.
+    expect(await values(['agents', 'get', '--project', '=', 'shop', 'he'], n.lookup)).toEqual(['hello']);
+    expect(n.calls.at(-1)).toEqual({ kind: 'agent', scope: { project: 'shop' } });
+  });
+
   it('subscriptions: under the topic typed before, or TOPIC/ then TOPIC/SUB for pull and ack', async () => {
     const n = names({ topic: ['orders', 'audit'], 'subscription:orders': ['billing', 'mail'] });
     expect(await values(['subscriptions', 'get', 'orders', ''], n.lookup)).toEqual(['billing', 'mail']);

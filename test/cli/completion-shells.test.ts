@@ -80,13 +80,14 @@ describe.skipIf(!hasFish)('fish: complete -C with the generated script', () => {
   const values = (offered: string[]) => offered.map((l) => l.split('\t')[0]);
 
   it('offers the deployed names, the flags, a flag\'s fixed values and subcommands', async () => {
-    const [names, flags, sizes, quoted, sub, subscriptions] = await fishComplete(
+    const [names, flags, sizes, quoted, sub, subscriptions, joined] = await fishComplete(
       'platform agents get ',
       'platform agents get --',
       'platform agents config hello --size ',
       "platform agents get 'hel",
       'platform agents ge',
       'platform pull orders/',
+      'platform agents config hello --size=m',
     );
     expect(values(names)).toEqual(['hello', 'helper']);
     expect(values(flags)).toEqual(expect.arrayContaining(['--project', '--context', '--json', '--help']));
@@ -98,6 +99,8 @@ describe.skipIf(!hasFish)('fish: complete -C with the generated script', () => {
     expect(values(quoted)).toEqual(['hello', 'helper']);
     expect(sub).toEqual(['get\tShow one agent or function']);
     expect(values(subscriptions)).toEqual(['orders/billing']);
+    // --flag=value is one word in fish: its candidates are whole words too.
+    expect(values(joined)).toEqual(['--size=medium']);
   }, 90_000);
 });
 
@@ -157,6 +160,9 @@ describe.skipIf(!hasZsh)('zsh: an interactive shell under tmux', () => {
     term.keys('platform agents config hello --', 'Tab');
     const flags = await term.until(/^--size\s+-- instance size$/m, 'the flags listed with their descriptions', 30_000);
     expect(flags).toMatch(/^--json\s+-- Format output as json\.$/m);
+    await freshLine();
+    term.keys('platform agents config hello --size=me', 'Tab');
+    await term.until((s) => line(s) === `${PROMPT}platform agents config hello --size=medium`, 'the value after = completed', 30_000);
   }, 120_000);
 
   it('TOPIC/ stays open (no space) so the next TAB offers the subscription', async () => {

@@ -72,6 +72,9 @@ describe('shell completion with a real daemon', () => {
     // A word opened with a quote: readline keeps the quote in the word and closes it after the name.
     expect(await bashComplete(['agents', 'get', "'hel"])).toEqual(['hello', 'helper']);
     expect(await bashComplete(['agents', 'get', '"hello'])).toEqual(['hello']);
+    // bash splits `--size=m` at the = (COMP_WORDBREAKS): the value after it, and a lone = kept in front.
+    expect(await bashComplete(['agents', 'config', 'hello', '--size', '=', 'm'])).toEqual(['medium']);
+    expect((await bashComplete(['agents', 'config', 'hello', '--size', '='])).sort()).toEqual(['=large', '=medium', '=small', '=xlarge']);
   });
 
   it('a daemon that stops answering (SIGSTOP) costs the budget, not a hang', async () => {

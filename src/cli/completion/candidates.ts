@@ -82,8 +82,24 @@ export async function complete(words: string[], tree: { commands: CommandSpec[];
   const children = used === before.length && !current.startsWith('-') ? childrenOf(id, tree) : [];
   if (!command) return { candidates: byPrefix(children, current), directive: 0 };
 
-  const parsed = parseRest(before.slice(used), command);
+  const rest = before.slice(used);
+  // bash splits `--project=sh` at the `=` (COMP_WORDBREAKS): `--project`, `=`, `sh`. Under the
+  // cursor a lone `=` is replaced whole, so its candidates keep it in front.
+  if (current === '=' && rest.length && findFlag(command, rest.at(-1)!)?.takesValue) {
+    return prefixed('=', await flagValue(findFlag(command, rest.at(-1)!)!, '', scopeOf(parseRest(rest.slice(0, -1), command).flagValues), lookup));
+  }
+  const parsed = parseRest(rest, command);
   if (parsed.pendingFlag) return flagValue(parsed.pendingFlag, current, scopeOf(parsed.flagValues), lookup);
+  // zsh and fish hand `--project=sh` over whole: its candidates are whole words too.
+  const eq = current.indexOf('=');
+  if (current.startsWith('--') && eq > 2) {
+    const flag = findFlag(command, current.slice(0, eq));
+    if (!flag?.takesValue) return none();
+    const head = current.slice(0, eq + 1);
+    const inner = await flagValue(flag, current.slice(eq + 1), scopeOf(parsed.flagValues), lookup);
+    // A path after `--file=` is not a word the shell's file completion starts from.
+    return { ...prefixed(head, inner), directive: inner.directive & ~Directive.files };
+  }
   if (current.startsWith('-')) {
     const offered = command.flags
       .filter((f) => f.multiple || !parsed.flagValues.has(f.name))
@@ -124,10 +140,14 @@ interface Parsed {
   pendingFlag?: FlagSpec;
 }
 
+const findFlag = (command: CommandSpec, word: string) =>
+  word.startsWith('--') ? command.flags.find((f) => f.name === word.slice(2)) : command.flags.find((f) => f.char !== undefined && `-${f.char}` === word);
+
+const prefixed = (head: string, c: Completion): Completion => ({ ...c, candidates: c.candidates.map((x) => ({ ...x, value: head + x.value })) });
+
 function parseRest(rest: string[], command: CommandSpec): Parsed {
   const out: Parsed = { positionals: [], flagValues: new Map() };
-  const find = (word: string) =>
-    word.startsWith('--') ? command.flags.find((f) => f.name === word.slice(2)) : command.flags.find((f) => f.char !== undefined && `-${f.char}` === word);
+  const find = (word: string) => findFlag(command, word);
   for (let i = 0; i < rest.length; i++) {
     const word = rest[i]!;
     if (word === '--') {
@@ -143,7 +163,12 @@ function parseRest(rest: string[], command: CommandSpec): Parsed {
     if (!flag) continue;
     if (!flag.takesValue) out.flagValues.set(flag.name, 'true');
     else if (eq > 0) out.flagValues.set(flag.name, word.slice(eq + 1));
-    else if (i + 1 < rest.length) out.flagValues.set(flag.name, rest[++i]!);
+    else if (rest[i + 1] === '=') {
+      // bash's split of `--flag=value` (see complete): the value is the word after the `=`.
+      i += 2;
+      if (i < rest.length) out.flagValues.set(flag.name, rest[i]!);
+      else out.pendingFlag = flag;
+    } else if (i + 1 < rest.length) out.flagValues.set(flag.name, rest[++i]!);
     else out.pendingFlag = flag;
   }
   return out;
