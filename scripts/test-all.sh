@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 # System packages the tests use (real redis-server, runtimes for function shims, ...).
 # Installed only when missing; a part that cannot be installed makes its tests skip loudly.
 need=()
-for pair in "redis-server:redis-server" "redis-cli:redis-tools" "go:golang-go" "ruby:ruby" "python3:python3" "dockerd:docker.io" "openssl:openssl" "debootstrap:debootstrap" "chattr:e2fsprogs" "pip3:python3-pip" "bwrap:bubblewrap" "chromium:chromium" "tmux:tmux" "zsh:zsh" "fish:fish"; do
+for pair in "redis-server:redis-server" "redis-cli:redis-tools" "go:golang-go" "ruby:ruby" "python3:python3" "dockerd:docker.io" "openssl:openssl" "debootstrap:debootstrap" "chattr:e2fsprogs" "pip3:python3-pip" "bwrap:bubblewrap" "chromium:chromium" "tmux:tmux" "zsh:zsh" "fish:fish" "dbus-daemon:dbus-daemon" "gnome-keyring-daemon:gnome-keyring" "secret-tool:libsecret-tools"; do
   bin=${pair%%:*}; pkg=${pair#*:}
   command -v "$bin" >/dev/null 2>&1 || need+=("$pkg")
 done

@@ -1,9 +1,7 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { CacheCredential, MemorystoreView } from '../api/cache.js';
 import type { ApiClient } from '../client/api-client.js';
-import { getContext, platformHome } from '../client/contexts.js';
-import { writePrivateFile } from '../client/files.js';
+import { getContext } from '../client/contexts.js';
+import { SecretStore } from '../client/secret-store.js';
 import { projectFlag as sharedProjectFlag } from './project-flag.js';
 
 /** Flags shared by every `platform cache` command. */
@@ -21,40 +19,24 @@ export async function resolveProjectId(client: ApiClient, flag: string | undefin
 
 /**
  * The password is shown only by create and rotate (spec 3 §4.2). The CLI keeps the last one it
- * saw in a 0600 file of the state directory so `platform cache connect` can use it later,
- * as a database CLI keeps its own connection secrets; nothing else reads this file.
+ * saw so `platform cache connect` can use it later, as a database CLI keeps its connection
+ * secrets: in the OS keychain, else a 0600 file of the state directory (SecretStore).
  */
-const credentialFile = () => join(platformHome(), 'cache-credentials.json');
-type Saved = Record<string, CacheCredential>;
+const credentials = () => new SecretStore<CacheCredential>('platform-cli-cache', 'cache-credentials.json');
 
 const key = (context: string, projectId: string, name: string) => `${context}/${projectId}/${name}`;
 
-export function saveCredential(context: string, projectId: string, name: string, c: CacheCredential): void {
-  const all = loadAll();
-  all[key(context, projectId, name)] = c;
-  mkdirSync(platformHome(), { recursive: true });
-  writePrivateFile(credentialFile(), JSON.stringify(all, null, 2) + '\n');
+/** Where the password went: the keychain, or the 0600 file. */
+export function saveCredential(context: string, projectId: string, name: string, c: CacheCredential): Promise<'keychain' | 'file'> {
+  return credentials().set(key(context, projectId, name), c);
 }
 
-export function savedCredential(context: string, projectId: string, name: string): CacheCredential | undefined {
-  return loadAll()[key(context, projectId, name)];
+export function savedCredential(context: string, projectId: string, name: string): Promise<CacheCredential | undefined> {
+  return credentials().get(key(context, projectId, name));
 }
 
-export function forgetCredential(context: string, projectId: string, name: string): void {
-  const all = loadAll();
-  if (!(key(context, projectId, name) in all)) return;
-  delete all[key(context, projectId, name)];
-  writePrivateFile(credentialFile(), JSON.stringify(all, null, 2) + '\n');
-}
-
-function loadAll(): Saved {
-  const file = credentialFile();
-  if (!existsSync(file)) return {};
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as Saved;
-  } catch {
-    return {};
-  }
+export function forgetCredential(context: string, projectId: string, name: string): Promise<void> {
+  return credentials().delete(key(context, projectId, name));
 }
 
 /** The summary fields a person reads first, in a stable order. */

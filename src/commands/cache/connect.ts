@@ -30,7 +30,7 @@ export default class CacheConnect extends BaseCommand {
     const conn = await this.connect();
     const projectID = await resolveProjectId(conn.client, flags.project, flags.context);
     const view = await conn.client.call(cacheRoutes.get, { params: { projectID, name: args.name } });
-    const password = process.env.REDISCLI_AUTH || savedCredential(conn.context.name, projectID, args.name)?.password;
+    const password = process.env.REDISCLI_AUTH || (await savedCredential(conn.context.name, projectID, args.name))?.password;
     if (!password) {
       throw new AbortError(
         `no password known for ${args.name}: it is shown only at create and rotate`,

@@ -39,11 +39,11 @@ export default class CacheCreate extends BaseCommand {
         persistence: { enabled: flags.persistence, size: flags['persistence-size'], ...(flags['storage-class'] ? { storage_class_name: flags['storage-class'] } : {}) },
       },
     });
-    saveCredential(conn.context.name, projectID, args.name, res.credential);
+    const keptIn = await saveCredential(conn.context.name, projectID, args.name, res.credential);
     let view: MemorystoreView = res.memorystore;
     if (flags.wait) view = await waitReady(this, conn.client, projectID, args.name);
     this.fields({ ...instanceFields(view), password: res.credential.password, uri: res.credential.uri });
-    this.note(`\nThe password is shown only now (and kept for \`platform cache connect ${args.name}\` in the CLI's state directory).`);
+    this.note(`\nThe password is shown only now (and kept for \`platform cache connect ${args.name}\` ${keptIn === 'keychain' ? 'in the keychain' : "in a 0600 file of the CLI's state directory"}).`);
     if (!flags.wait) this.note(`The instance is provisioning; check with \`platform cache get ${args.name}\`.`);
     // The CLI's noun (`cache`) rather than the API's (`memorystore`): docs/decisions/cli-guidance.md.
     const { memorystore: _api, ...rest } = res;

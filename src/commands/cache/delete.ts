@@ -21,7 +21,7 @@ export default class CacheDelete extends BaseCommand {
     const conn = await this.connect();
     const projectID = await resolveProjectId(conn.client, flags.project, flags.context);
     const res = await conn.client.call(cacheRoutes.delete, { params: { projectID, name: args.name } });
-    forgetCredential(conn.context.name, projectID, args.name);
+    await forgetCredential(conn.context.name, projectID, args.name);
     this.print(`${res.name}: ${res.state} (${res.note})`);
     return res;
   }

@@ -15,7 +15,7 @@ export default class CacheRotate extends BaseCommand {
     const conn = await this.connect();
     const projectID = await resolveProjectId(conn.client, flags.project, flags.context);
     const res = await conn.client.call(cacheRoutes.rotate, { params: { projectID, name: args.name }, body: {} });
-    saveCredential(conn.context.name, projectID, args.name, res.credential);
+    await saveCredential(conn.context.name, projectID, args.name, res.credential);
     this.fields({ username: res.credential.username, password: res.credential.password, uri: res.credential.uri, external_uri: res.credential.external_uri });
     this.note(`\n${res.note}`);
     return res;
