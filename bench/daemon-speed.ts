@@ -240,33 +240,43 @@ function cpuMs(pid: number): number {
 }
 
 /**
- * CPU time (run time on a CPU, nanosecond resolution) of a process's threads and, when `below`,
- * of every process below it, in ms: an instance runs its handler in a child of the process the
- * daemon recorded (its sandbox's wrapper); the daemon's own children (instances, cache servers)
- * are not the daemon's CPU.
+ * CPU time (run time on a CPU, nanosecond resolution, in ms) of each thread of a process and,
+ * when `below`, of every process below it: an instance runs its handler in a child of the process
+ * the daemon recorded (its sandbox's wrapper); the daemon's own children (instances, cache servers)
+ * are not the daemon's CPU. Keyed by thread, so `cpuSince` counts only threads alive at both
+ * reads: a thread or process that ended meanwhile (the vector area's graph worker) would
+ * otherwise take its whole past off the sum.
  */
-function treeCpuMs(pid: number, below = true): number {
+function cpuSnapshot(pid: number, below: boolean): Map<string, number> {
   const children = new Map<number, number[]>();
-  for (const e of readdirSync('/proc')) {
-    if (!/^\d+$/.test(e)) continue;
-    try {
-      const ppid = Number(readFileSync(`/proc/${e}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(e)]);
-    } catch {
-      // gone meanwhile
+  if (below) {
+    for (const e of readdirSync('/proc')) {
+      if (!/^\d+$/.test(e)) continue;
+      try {
+        const ppid = Number(readFileSync(`/proc/${e}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+        children.set(ppid, [...(children.get(ppid) ?? []), Number(e)]);
+      } catch {
+        // gone meanwhile
+      }
     }
   }
-  let ns = 0;
+  const out = new Map<string, number>();
   for (const stack = [pid]; stack.length; ) {
     const p = stack.pop()!;
     try {
-      for (const t of readdirSync(`/proc/${p}/task`)) ns += Number(readFileSync(`/proc/${p}/task/${t}/schedstat`, 'utf8').split(' ')[0]);
+      for (const t of readdirSync(`/proc/${p}/task`)) out.set(`${p}/${t}`, Number(readFileSync(`/proc/${p}/task/${t}/schedstat`, 'utf8').split(' ')[0]) / 1e6);
     } catch {
       // gone meanwhile
     }
-    if (below) stack.push(...(children.get(p) ?? []));
+    stack.push(...(children.get(p) ?? []));
   }
-  return ns / 1e6;
+  return out;
+}
+
+function cpuSince(before: Map<string, number>, pid: number, below: boolean): number {
+  let ms = 0;
+  for (const [k, v] of cpuSnapshot(pid, below)) if (before.has(k)) ms += v - before.get(k)!;
+  return ms;
 }
 
 /** Latencies of `total` calls made by `callers` concurrent callers. */
@@ -435,9 +445,9 @@ export async function invokeRows(opts: { quick?: boolean; base?: string; baseNod
       const cpu = new Map<string, number>(paths.map((p) => [p.name, 0]));
       for (let chunk = 0; chunk < 4; chunk++) {
         for (const p of chunk % 2 ? [...paths].reverse() : paths) {
-          const c0 = treeCpuMs(p.pid, p.below);
+          const c0 = cpuSnapshot(p.pid, p.below);
           await concurrent(callers, n / 4, p.call);
-          cpu.set(p.name, cpu.get(p.name)! + treeCpuMs(p.pid, p.below) - c0);
+          cpu.set(p.name, cpu.get(p.name)! + cpuSince(c0, p.pid, p.below));
         }
       }
       const cpuPer = (name: string) => ((cpu.get(name)! / n) * 1000).toFixed(0);
