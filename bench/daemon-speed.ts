@@ -2,8 +2,10 @@
  * Daemon speed (issue 26): start to a healthy /healthz with an empty state and with 100 agents, 50
  * indexes and 20 caches recorded (and how long until they are all back), RSS at rest and after the
  * first use of each area, and the invoke overhead through the daemon at 1 and 32 concurrent
- * callers against calling the very same instance directly. `BENCH_BASE_DAEMON` names another
- * build's daemon bundle to measure the same rows on it in the same run (before/after).
+ * callers against calling the very same instance directly, next to the floor (a bare node
+ * reverse proxy in front of the same instance, bench/floor-proxy.mjs). `BENCH_BASE_DAEMON` names
+ * another build's daemon bundle to measure the same rows on it in the same run (before/after),
+ * `BENCH_BASE_DAEMON_NODE_ARGS` node flags for that daemon alone.
  */
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
