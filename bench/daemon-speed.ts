@@ -2,13 +2,15 @@
  * Daemon speed (issue 26): start to a healthy /healthz with an empty state and with 100 agents, 50
  * indexes and 20 caches recorded (and how long until they are all back), RSS at rest and after the
  * first use of each area, and the invoke overhead through the daemon at 1 and 32 concurrent
- * callers against calling the very same instance directly. `BENCH_BASE_DAEMON` names another
- * build's daemon bundle to measure the same rows on it in the same run (before/after).
+ * callers against calling the very same instance directly, next to the floor (a bare node
+ * reverse proxy in front of the same instance, bench/floor-proxy.mjs). `BENCH_BASE_DAEMON` names
+ * another build's daemon bundle to measure the same rows on it in the same run (before/after),
+ * `BENCH_BASE_DAEMON_NODE_ARGS` node flags for that daemon alone.
  */
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { pack } from './agents.js';
@@ -219,7 +221,7 @@ export async function startRows(opts: { quick?: boolean } = {}): Promise<Row[]> 
 }
 
 /** The instance's own port and secret, to call it directly (the daemon adds only its hop then). */
-function instanceOf(home: string, name: string): { port: number; secret: string } {
+function instanceOf(home: string, name: string): { port: number; secret: string; pid: number } {
   const db = new Database(join(home, 'platform.db'), { readonly: true, fileMustExist: true });
   try {
     const row = db.prepare('SELECT i.port, i.pid FROM agents_instances i JOIN agents_agents a ON a.id = i.agent_id WHERE a.name = ?').get(name) as { port: number; pid: number };
@@ -227,7 +229,7 @@ function instanceOf(home: string, name: string): { port: number; secret: string 
     const env = readFileSync(`/proc/${row.pid}/environ`, 'utf8').split('\0');
     const secret = env.find((v) => v.startsWith('PLATFORM_INSTANCE_SECRET='))?.slice('PLATFORM_INSTANCE_SECRET='.length);
     if (!secret) throw new Error('the instance secret is not in its environment');
-    return { port: row.port, secret };
+    return { port: row.port, secret, pid: row.pid };
   } finally {
     db.close();
   }
@@ -237,6 +239,46 @@ function instanceOf(home: string, name: string): { port: number; secret: string 
 function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/**
+ * CPU time (run time on a CPU, nanosecond resolution, in ms) of each thread of a process and,
+ * when `below`, of every process below it: an instance runs its handler in a child of the process
+ * the daemon recorded (its sandbox's wrapper); the daemon's own children (instances, cache servers)
+ * are not the daemon's CPU. Keyed by thread, so `cpuSince` counts only threads alive at both
+ * reads: a thread or process that ended meanwhile (the vector area's graph worker) would
+ * otherwise take its whole past off the sum.
+ */
+function cpuSnapshot(pid: number, below: boolean): Map<string, number> {
+  const children = new Map<number, number[]>();
+  if (below) {
+    for (const e of readdirSync('/proc')) {
+      if (!/^\d+$/.test(e)) continue;
+      try {
+        const ppid = Number(readFileSync(`/proc/${e}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+        children.set(ppid, [...(children.get(ppid) ?? []), Number(e)]);
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  const out = new Map<string, number>();
+  for (const stack = [pid]; stack.length; ) {
+    const p = stack.pop()!;
+    try {
+      for (const t of readdirSync(`/proc/${p}/task`)) out.set(`${p}/${t}`, Number(readFileSync(`/proc/${p}/task/${t}/schedstat`, 'utf8').split(' ')[0]) / 1e6);
+    } catch {
+      // gone meanwhile
+    }
+    stack.push(...(children.get(p) ?? []));
+  }
+  return out;
+}
+
+function cpuSince(before: Map<string, number>, pid: number, below: boolean): number {
+  let ms = 0;
+  for (const [k, v] of cpuSnapshot(pid, below)) if (before.has(k)) ms += v - before.get(k)!;
+  return ms;
 }
 
 /** Latencies of `total` calls made by `callers` concurrent callers. */
@@ -253,15 +295,42 @@ async function concurrent(callers: number, total: number, call: () => Promise<vo
   return out;
 }
 
-/** Invoke overhead and RSS: warm invoke with a session token through the daemon vs the same instance directly. */
-export async function invokeRows(opts: { quick?: boolean; main?: string; label?: string } = {}): Promise<Row[]> {
-  const rows: Row[] = [];
+/** One daemon of the invoke rows: its RSS rows, a warm function, and the paths to call it through the daemon and directly. */
+interface InvokeTarget {
+  label: string;
+  pid: number;
+  home: string;
+  /** The instance's process (for its CPU) and the paths: through the daemon, straight to the instance. */
+  inst: { port: number; secret: string; pid: number };
+  viaDaemon: () => Promise<void>;
+  straight: () => Promise<void>;
+  close: () => Promise<void>;
+}
+
+const INVOKE_BODY = '{"message":"x"}';
+
+/** Calls `url` with the bench's invoke body on a keep-alive pool of 64 connections; throws on any status but 200. */
+function caller(url: string, headers: Record<string, string>): { call: () => Promise<void>; close: () => Promise<void> } {
+  const pool = new Agent({ connections: 64, pipelining: 1 });
+  return {
+    call: async () => {
+      const r = await request(url, { dispatcher: pool, method: 'POST', body: INVOKE_BODY, headers: { 'content-type': 'application/json', ...headers } });
+      await r.body.dump();
+      if (r.statusCode !== 200) throw new Error(`${url}: ${r.statusCode}`);
+    },
+    close: () => pool.close(),
+  };
+}
+
+/** Starts a daemon (this build, or `main` of another), records its RSS rows, deploys the function and warms it. */
+async function invokeTarget(rows: Row[], opts: { quick?: boolean; main?: string; label: string; nodeArgs?: string[] }): Promise<InvokeTarget> {
+  const suffix = opts.label ? ` ${opts.label}` : '';
   const home = mkdtempSync(join(tmpdir(), 'platform-bench-invoke-'));
-  const d = await startDaemonProcess(home, { PLATFORM_SCALE_TO_ZERO_SECONDS: '600' }, opts.main);
+  const d = await startDaemonProcess(home, { PLATFORM_SCALE_TO_ZERO_SECONDS: '600' }, opts.main, opts.nodeArgs);
   try {
     await sleep(opts.quick ? 1_000 : 2_000);
     const rest = rssMiB(d.pid);
-    rows.push({ bench: 'daemon', metric: 'RSS at rest, nothing deployed', figure: rest, unit: 'MiB', goal: { max: 80, strict: true, unit: 'MiB' } });
+    rows.push({ bench: 'daemon', metric: `RSS at rest, nothing deployed${suffix}`, figure: rest, unit: 'MiB', goal: { max: 80, strict: true, unit: 'MiB' } });
     const { token, api, projectId } = await signIn(d.url);
     // What each area costs the daemon once used: RSS after its first use, over the step before.
     let last = rssMiB(d.pid);
@@ -269,7 +338,7 @@ export async function invokeRows(opts: { quick?: boolean; main?: string; label?:
       await use();
       await sleep(opts.quick ? 200 : 500);
       const now = rssMiB(d.pid);
-      rows.push({ bench: 'daemon', metric: `RSS after first use: ${area}`, value: `${now.toFixed(1)} MiB`, baseline: `+${(now - last).toFixed(1)} MiB` });
+      rows.push({ bench: 'daemon', metric: `RSS after first use: ${area}${suffix}`, value: `${now.toFixed(1)} MiB`, baseline: `+${(now - last).toFixed(1)} MiB` });
       last = now;
     };
     await used('accounts (sign-in, list projects)', () => api('GET', '/v1/projects'));
@@ -288,65 +357,137 @@ export async function invokeRows(opts: { quick?: boolean; main?: string; label?:
       await seed(d.url, { agents: 1, indexes: 0, caches: 0 });
       await fetch(`${d.url}/v1/agents/seed-fn-0/invoke`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: '{}' }).then((r) => r.text());
     });
-    const name = 'seed-fn-0';
-    const through = new Agent({ connections: 64, pipelining: 1 });
-    const direct = new Agent({ connections: 64, pipelining: 1 });
-    const body = '{"message":"x"}';
-    const viaDaemon = async () => {
-      const r = await request(`${d.url}/v1/agents/${name}/invoke`, { dispatcher: through, method: 'POST', body, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } });
-      await r.body.dump();
-      if (r.statusCode !== 200) throw new Error(`invoke: ${r.statusCode}`);
+    const through = caller(`${d.url}/v1/agents/seed-fn-0/invoke`, { authorization: `Bearer ${token}` });
+    await through.call();
+    const inst = instanceOf(home, 'seed-fn-0');
+    const direct = caller(`http://127.0.0.1:${inst.port}/`, { 'x-platform-instance-secret': inst.secret });
+    return {
+      label: opts.label,
+      pid: d.pid,
+      home,
+      inst,
+      viaDaemon: through.call,
+      straight: direct.call,
+      close: async () => {
+        await through.close();
+        await direct.close();
+        await stopDaemon(d.pid);
+        rmSync(home, { recursive: true, force: true });
+      },
     };
-    await viaDaemon();
-    const inst = instanceOf(home, name);
-    const straight = async () => {
-      const r = await request(`http://127.0.0.1:${inst.port}/`, { dispatcher: direct, method: 'POST', body, headers: { 'content-type': 'application/json', 'x-platform-instance-secret': inst.secret } });
-      await r.body.dump();
-      if (r.statusCode !== 200) throw new Error(`direct: ${r.statusCode}`);
-    };
+  } catch (e) {
+    await stopDaemon(d.pid);
+    rmSync(home, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+/** The bare node reverse proxy of bench/floor-proxy.mjs in front of an instance, as its own process. */
+async function floorProxy(inst: { port: number; secret: string }): Promise<{ pid: number; call: () => Promise<void>; close: () => Promise<void> }> {
+  const child = spawn(process.execPath, [join(import.meta.dirname, 'floor-proxy.mjs')], {
+    env: { ...process.env, FLOOR_UPSTREAM: `http://127.0.0.1:${inst.port}/`, FLOOR_SECRET: inst.secret },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('\n')) resolve(Number(out.trim()));
+    });
+    child.once('exit', (code) => reject(new Error(`the floor proxy exited with ${code}`)));
+  });
+  const c = caller(`http://127.0.0.1:${port}/`, {});
+  return {
+    pid: child.pid!,
+    call: c.call,
+    close: async () => {
+      await c.close();
+      const gone = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await gone;
+    },
+  };
+}
+
+/**
+ * Invoke overhead: a warm invoke with a session token through the daemon against the very same
+ * instance called directly, at 1 and 32 callers, next to the floor (a bare node proxy in front of
+ * the same instance) and, with `BENCH_BASE_DAEMON`, the base build's daemon. Every path runs its
+ * share of each round in turn, so load from elsewhere on the machine falls on all of them alike;
+ * CPU per invoke is read from /proc the same way, in alternated chunks.
+ */
+export async function invokeRows(opts: { quick?: boolean; base?: string; baseNodeArgs?: string[] } = {}): Promise<Row[]> {
+  const rows: Row[] = [];
+  const targets: InvokeTarget[] = [];
+  let floor: Awaited<ReturnType<typeof floorProxy>> | undefined;
+  const load0 = loadavg()[0]!;
+  try {
+    targets.push(await invokeTarget(rows, { quick: opts.quick, label: '' }));
+    if (opts.base) targets.push(await invokeTarget(rows, { quick: opts.quick, main: opts.base, label: '(before)', nodeArgs: opts.baseNodeArgs }));
+    const main = targets[0]!;
+    floor = await floorProxy(main.inst);
     const per = opts.quick ? 100 : 500;
     const warm = opts.quick ? 50 : 200;
     for (const callers of [1, 32]) {
-      await concurrent(callers, warm, viaDaemon);
-      await concurrent(callers, warm, straight);
-      // Interleaved rounds, so load from elsewhere on the machine falls on both alike.
-      const a: number[] = [];
-      const b: number[] = [];
+      const who = `${callers} caller${callers > 1 ? 's' : ''}`;
+      const paths = [
+        ...targets.flatMap((t) => [
+          { name: `direct${t.label}`, call: t.straight, pid: t.inst.pid, below: true },
+          { name: `daemon${t.label}`, call: t.viaDaemon, pid: t.pid, below: false },
+        ]),
+        { name: 'floor', call: floor.call, pid: floor.pid, below: false },
+      ];
+      for (const p of paths) await concurrent(callers, warm, p.call);
+      const lat = new Map<string, number[]>(paths.map((p) => [p.name, []]));
       for (let round = 0; round < 5; round++) {
-        a.push(...(await concurrent(callers, per / 5, straight)));
-        b.push(...(await concurrent(callers, per / 5, viaDaemon)));
+        for (const p of round % 2 ? [...paths].reverse() : paths) lat.get(p.name)!.push(...(await concurrent(callers, per / 5, p.call)));
       }
-      const [a50, a99, b50, b99] = [percentile(a, 50), percentile(a, 99), percentile(b, 50), percentile(b, 99)];
-      // The daemon's own CPU per invoke: what it adds on an idle machine, whatever the load here.
-      const cpu0 = cpuMs(d.pid);
+      // CPU per call of each process on its own path (the daemon's, the floor proxy's, the instance's), in alternated chunks.
       const n = opts.quick ? 100 : 2000;
-      await concurrent(callers, n, viaDaemon);
-      const cpuPer = ((cpuMs(d.pid) - cpu0) / n) * 1000;
-      rows.push({ bench: 'daemon', metric: `daemon CPU per warm invoke, ${callers} caller${callers > 1 ? 's' : ''}`, value: `${cpuPer.toFixed(0)} µs` });
-      // The figure is what the daemon adds; the ratio is of the two latencies.
-      const overhead = (p: string, direct: number, through: number, max: number): Row => ({
+      const cpu = new Map<string, number>(paths.map((p) => [p.name, 0]));
+      for (let chunk = 0; chunk < 4; chunk++) {
+        for (const p of chunk % 2 ? [...paths].reverse() : paths) {
+          const c0 = cpuSnapshot(p.pid, p.below);
+          await concurrent(callers, n / 4, p.call);
+          cpu.set(p.name, cpu.get(p.name)! + cpuSince(c0, p.pid, p.below));
+        }
+      }
+      const cpuPer = (name: string) => ((cpu.get(name)! / n) * 1000).toFixed(0);
+      for (const t of targets) {
+        const suffix = t.label ? ` ${t.label}` : '';
+        rows.push({ bench: 'daemon', metric: `daemon CPU per warm invoke, ${who}${suffix}`, value: `${cpuPer(`daemon${t.label}`)} µs`, baseline: `instance ${cpuPer(`direct${t.label}`)} µs per direct call` });
+      }
+      rows.push({ bench: 'daemon', metric: `floor: bare node proxy's CPU per call, ${who}`, value: `${cpuPer('floor')} µs` });
+      const p = (name: string, q: number) => percentile(lat.get(name)!, q);
+      const overhead = (q: 50 | 99, what: string, direct: string, via: string, max?: number): Row => ({
         bench: 'daemon',
-        metric: `warm invoke overhead ${p}, ${callers} caller${callers > 1 ? 's' : ''} (daemon vs same instance)`,
-        value: `+${ms(through - direct)}`,
-        figure: through - direct,
+        metric: `${what} p${q}, ${who}`,
+        value: `${p(via, q) >= p(direct, q) ? '+' : ''}${ms(p(via, q) - p(direct, q))}`,
+        figure: p(via, q) - p(direct, q),
         unit: 'ms',
-        baseline: `direct ${ms(direct)}, daemon ${ms(through)}`,
-        ratio: ratio(through, direct),
-        goal: { max, unit: 'ms' },
+        baseline: `direct ${ms(p(direct, q))}, through ${ms(p(via, q))}`,
+        ratio: ratio(p(via, q), p(direct, q)),
+        ...(max === undefined ? {} : { goal: { max, unit: 'ms' } }),
       });
-      rows.push(overhead('p50', a50, b50, 1), overhead('p99', a99, b99, 3));
+      for (const t of targets) {
+        const what = `warm invoke overhead${t.label ? ` ${t.label}` : ''} (daemon vs same instance)`;
+        rows.push(overhead(50, what, `direct${t.label}`, `daemon${t.label}`, t.label ? undefined : 1), overhead(99, what, `direct${t.label}`, `daemon${t.label}`, t.label ? undefined : 3));
+      }
+      rows.push(overhead(50, 'floor: bare node proxy overhead (vs same instance)', `direct`, 'floor'), overhead(99, 'floor: bare node proxy overhead (vs same instance)', `direct`, 'floor'));
     }
-    await through.close();
-    await direct.close();
   } finally {
-    await stopDaemon(d.pid);
-    rmSync(home, { recursive: true, force: true });
+    await floor?.close();
+    for (const t of targets) await t.close();
   }
-  return opts.label ? rows.map((r) => ({ ...r, metric: `${r.metric} ${opts.label}` })) : rows;
+  rows.push({ bench: 'daemon', metric: 'load average (1 min) before / after the invoke rows', value: `${load0.toFixed(2)} / ${loadavg()[0]!.toFixed(2)}` });
+  return rows;
 }
+
+/** BENCH_BASE_DAEMON_NODE_ARGS: node flags for the base build's daemon alone (to measure a flag: the base is then this build). */
+const baseNodeArgs = () => (process.env.BENCH_BASE_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 export async function daemonSpeedBench(opts: BenchOptions = { quick: false }): Promise<Row[]> {
   const { quick } = opts;
   const base = process.env.BENCH_BASE_DAEMON;
-  return [...(await startRows({ quick })), ...(await invokeRows({ quick })), ...(base ? await invokeRows({ quick, main: base, label: '(before)' }) : [])];
+  return [...(await startRows({ quick })), ...(await invokeRows({ quick, base, baseNodeArgs: baseNodeArgs() }))];
 }

@@ -13,11 +13,11 @@ export const BENCH_ADMIN = { email: 'bench@example.test', password: 'Bench-Passw
 
 /** Spawns the built daemon on a free port with limits lifted; resolves once /healthz answers. */
 /** Starts the built daemon (of this checkout, or `main` of another) as its own process and waits until healthy. */
-export async function startDaemonProcess(home: string, env: Record<string, string> = {}, main = MAIN): Promise<{ url: string; pid: number; ms: number }> {
+export async function startDaemonProcess(home: string, env: Record<string, string> = {}, main = MAIN, extraNodeArgs: string[] = []): Promise<{ url: string; pid: number; ms: number }> {
   const t = performance.now();
   // BENCH_DAEMON_NODE_ARGS (say `--cpu-prof --cpu-prof-dir=/tmp/prof`): node flags for the daemon alone, to profile it under
   // a benchmark's load (NODE_OPTIONS refuses --cpu-prof and would reach the benchmark's own process too).
-  const nodeArgs = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const nodeArgs = [...(process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean), ...extraNodeArgs];
   const child = spawn(process.execPath, [...nodeArgs, main, '--port', '0'], {
     env: {
       ...process.env,

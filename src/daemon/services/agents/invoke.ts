@@ -47,6 +47,9 @@ export function servingAgent(d: Deps, name: string, projectId: string): AgentRow
   return agent;
 }
 
+/** The fields of InvokeBody, the only ones an invoke keeps (its schema is the one list of them). */
+let invokeFields: string[] | undefined;
+
 /** Reads the invoke body: 1 MiB cap, JSON object, only the four fields survive (spec 1 §4.12). */
 export async function readInvokeBody(req: IncomingMessage, principal: Principal | undefined, asEndUser?: EndUserOf): Promise<InvokeBody & { session_id: string; user_id: string }> {
   const raw = await readBody(req, LIMITS.invokeBytes);
@@ -57,7 +60,8 @@ export async function readInvokeBody(req: IncomingMessage, principal: Principal 
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw badRequest('invalid body: expected a JSON object');
   const src = parsed as Record<string, unknown>;
   const endUser = asEndUser?.(src);
-  const kept = Object.fromEntries(['message', 'session_id', 'user_id', 'memorize'].filter((k) => k in src && !(endUser && k === 'user_id')).map((k) => [k, src[k]]));
+  const kept: Record<string, unknown> = {};
+  for (const k of (invokeFields ??= Object.keys(InvokeBody.shape))) if (k in src && !(endUser && k === 'user_id')) kept[k] = src[k];
   const body = parseInput(InvokeBody, kept, 'body');
   // The widget's end users own their sessions through a secret only the widget holds; an
   // anonymous caller naming one of them directly could otherwise continue their conversations.

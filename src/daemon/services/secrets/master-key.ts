@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { writePrivate } from '../../bootstrap.js';
 import type { Db } from '../../store/db.js';
 import { unavailable } from '../../http/errors.js';
@@ -11,13 +11,16 @@ export type StoreState = { state: 'unsealed'; key: Buffer } | { state: 'unconfig
 
 const KEY_CHECK_AAD = 'secrets-master-key-check';
 const KEY_CHECK_TEXT = 'platform secret store master key';
+/** How long a key checked with no change seen is trusted, at most, even if the watch missed one. */
+const RECHECK_MS = 1000;
 
 /**
  * The store's master key and seal state. On this headless daemon the key is a 0600 file,
  * `keys/secrets-master.key` (32 random bytes, base64), created on first start when the store holds
- * nothing. The file is re-read on every use, so removing or moving it seals the store at once and
- * putting it back unseals it, with no restart (docs/decisions/secrets.md). A key that does not
- * open the stored key check (the wrong file) is treated as sealed, never as an empty store.
+ * nothing. The file is checked again whenever it may have changed, so removing or moving it seals
+ * the store at once and putting it back (or another key) is used at once, with no restart
+ * (docs/decisions/secrets.md). A key that does not open the stored key check (the wrong file) is
+ * treated as sealed, never as an empty store.
  */
 export class MasterKey {
   readonly file: string;
@@ -25,6 +28,11 @@ export class MasterKey {
   private verified?: Buffer;
   /** The file as last read, by its identity: a stat is enough to know it did not change. */
   private lastRead?: { id: string; key: Buffer | undefined };
+  /** Watches the key's directory: any event there means the file may have changed. */
+  private watcher?: FSWatcher;
+  /** Whether the file may have changed since `lastRead` (no watcher, or the watcher saw an event). */
+  private changed = true;
+  private checkedAt = 0;
 
   constructor(
     private readonly db: Db,
@@ -71,11 +79,22 @@ export class MasterKey {
   }
 
   /**
-   * The key file, re-checked on every use (removing it seals the store at once) by one stat: it
-   * is read again only when its inode, size or change time moved (an invoke of an agent seals
-   * its session turn, so this runs on the invoke path; docs/decisions/speed-daemon.md).
+   * The key file. An invoke of an agent seals its session turn, so this runs on the invoke path:
+   * a stat per use was ~2% of the daemon's CPU per warm invoke. The key's directory is watched
+   * (inotify) instead: an event there (the file created, removed, renamed, written, its mode
+   * changed, or the directory itself moved) makes the next use stat it again, and the file is read
+   * again only when its inode, size or times moved. The kernel queues the event when the change
+   * happens, before any later request's bytes reach the daemon's socket, so a request sent after
+   * the key was removed sees it removed. Without a working watch every use stats the file as
+   * before, and even with one a key unchanged for a second is checked again on its next use,
+   * in case an event was lost (docs/decisions/speed-daemon.md, "Fourth pass").
    */
   private readFile(): Buffer | undefined {
+    const now = performance.now();
+    if (!this.changed && this.lastRead && now - this.checkedAt < RECHECK_MS) return this.lastRead.key;
+    // Watching first: a change after the stat below is then an event, seen by the next use.
+    this.changed = !this.watch();
+    this.checkedAt = now;
     let id: string;
     try {
       const st = statSync(this.file, { bigint: true });
@@ -94,5 +113,30 @@ export class MasterKey {
     }
     this.lastRead = { id, key };
     return key;
+  }
+
+  /**
+   * Whether the key's directory is watched (armed now if it was not). Any event ends the watch:
+   * the next use arms a new one on the directory then at that path, so a directory moved away
+   * and replaced is the one watched.
+   */
+  private watch(): boolean {
+    if (this.watcher) return true;
+    let w: FSWatcher;
+    try {
+      // Not persistent: the watch never keeps the daemon (or a test process) alive.
+      w = watch(dirname(this.file), { persistent: false });
+    } catch {
+      return false;
+    }
+    const end = () => {
+      this.changed = true;
+      if (this.watcher === w) this.watcher = undefined;
+      w.close();
+    };
+    w.on('change', end);
+    w.on('error', end);
+    this.watcher = w;
+    return true;
   }
 }
