@@ -10,6 +10,9 @@
  *
  * Run: npx tsx bench/vector-ingest.ts [--ingest-points 16384] [--ingest-baseline /path/dist/daemon/main.js]
  *      [--ingest-recall 1] (waits for the graph to be whole and measures recall@10 and p50 there)
+ *      [--ingest-search-client process|inline|both] (where the searches during the burst come from: a
+ *      process of their own (bench/search-client.ts), the bench's own event loop beside the uploaders,
+ *      or the first and then a second run of each build with the second)
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +22,7 @@ import { pathToFileURL } from 'node:url';
 import { benchLogin, percentile, startDaemonProcess, stopDaemonProcess, type BenchOptions, type Row } from './lib.js';
 import { standaloneOptions } from './options.js';
 import { thousands } from './table.js';
+import { startSearchClient } from './search-client.js';
 import { bruteForce, dataset } from './vector-data.js';
 
 const arg = (name: string, d: string) => {
@@ -96,7 +100,10 @@ function cpuSeconds(pid: number, tid?: number): number | undefined {
   }
 }
 
-async function measure(main: string | undefined, n: number, withRecall: boolean, log: (s: string) => void): Promise<IngestFigures> {
+/** Where the searches sent during ingestion come from: a process of their own, or the bench's own event loop. */
+type SearchClient = 'process' | 'inline';
+
+async function measure(main: string | undefined, n: number, withRecall: boolean, searchClient: SearchClient, log: (s: string) => void): Promise<IngestFigures> {
   const nq = 100;
   const { base, queries } = dataset(n, nq, DIMS, 11);
   const row = (data: Float32Array, i: number) => Array.from(data.subarray(i * DIMS, (i + 1) * DIMS));
@@ -128,26 +135,39 @@ async function measure(main: string | undefined, n: number, withRecall: boolean,
 
     let next = 0;
     let ingesting = true;
-    const during: number[] = [];
-    const searcher = (async () => {
-      for (let i = 0; ingesting; i++) {
-        const t = performance.now();
-        await query(i);
-        during.push(performance.now() - t);
-        // Searches arrive as a user's would, not back to back: about 50 a second.
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    })();
-    // The floor in the same moments: a request with no work behind it waits only for the event loop.
-    const floor: number[] = [];
-    const floorer = (async () => {
-      while (ingesting) {
-        const t = performance.now();
-        await fetch(`${d.url}/healthz`).then((r) => r.text());
-        floor.push(performance.now() - t);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    })();
+    // Searches arrive as a user's would, not back to back: about 50 a second, and as many bare
+    // requests (GET /healthz: with no work behind it, a request waits only for the event loop).
+    const PACE_MS = 20;
+    let during: number[] = [];
+    let floor: number[] = [];
+    let meanwhile: () => Promise<void>;
+    if (searchClient === 'process') {
+      const client = await startSearchClient({ url: d.url, token, path: `${idx}/ingest:query`, bodies: queryBodies, paceMs: PACE_MS });
+      meanwhile = async () => {
+        ({ searches: during, floor } = await client.stop());
+      };
+    } else {
+      // On the bench's own event loop, beside the eight uploaders: each latency also counts their turns.
+      const searcher = (async () => {
+        for (let i = 0; ingesting; i++) {
+          const t = performance.now();
+          await query(i);
+          during.push(performance.now() - t);
+          await new Promise((r) => setTimeout(r, PACE_MS));
+        }
+      })();
+      const floorer = (async () => {
+        while (ingesting) {
+          const t = performance.now();
+          await fetch(`${d.url}/healthz`).then((r) => r.text());
+          floor.push(performance.now() - t);
+          await new Promise((r) => setTimeout(r, PACE_MS));
+        }
+      })();
+      meanwhile = async () => {
+        await Promise.all([searcher, floorer]);
+      };
+    }
     const loop0 = cpuSeconds(d.pid, d.pid);
     const proc0 = cpuSeconds(d.pid);
     const sched0 = schedOf(d.pid);
@@ -162,7 +182,7 @@ async function measure(main: string | undefined, n: number, withRecall: boolean,
     const proc1 = cpuSeconds(d.pid);
     const sched1 = schedOf(d.pid);
     ingesting = false;
-    await Promise.all([searcher, floorer]);
+    await meanwhile();
     log(`  ${n} points acknowledged in ${ingestS.toFixed(1)} s`);
 
     // Right after the last acknowledgement: searches while the graph may still be behind.
@@ -235,12 +255,24 @@ export async function vectorIngestBench(opts: BenchOptions = { quick: false }): 
   const baselineMain = arg('ingest-baseline', process.env.BENCH_VECTOR_INGEST_BASELINE ?? '');
   const withRecall = arg('ingest-recall', '1') !== '0';
   const log = (s: string) => process.stderr.write(s + '\n');
-  log(`vector ingest: ${n} x ${DIMS} points, ${CLIENTS} clients, batches of ${BATCH}`);
-  const now = await measure(undefined, n, withRecall, log);
+  // `both`: a second run of each build with the searches sent from the bench's own event loop (as
+  // before the search client had a process of its own), to show how much of that figure was the client.
+  const clientArg = arg('ingest-search-client', 'process');
+  if (!['process', 'inline', 'both'].includes(clientArg)) throw new Error(`--ingest-search-client: process, inline or both, not ${clientArg}`);
+  const client: SearchClient = clientArg === 'inline' ? 'inline' : 'process';
+  log(`vector ingest: ${n} x ${DIMS} points, ${CLIENTS} clients, batches of ${BATCH}, searches from ${client === 'process' ? 'a process of their own' : "the bench's event loop"}`);
+  const now = await measure(undefined, n, withRecall, client, log);
   let before: IngestFigures | undefined;
   if (baselineMain) {
     log(`vector ingest: the same load against ${baselineMain}`);
-    before = await measure(baselineMain, n, withRecall, log);
+    before = await measure(baselineMain, n, withRecall, client, log);
+  }
+  let nowInline: IngestFigures | undefined;
+  let beforeInline: IngestFigures | undefined;
+  if (clientArg === 'both') {
+    log(`vector ingest: again, searches from the bench's event loop`);
+    nowInline = await measure(undefined, n, false, 'inline', log);
+    if (baselineMain) beforeInline = await measure(baselineMain, n, false, 'inline', log);
   }
   const tag = `vector ingest ${thousands(n)} x ${DIMS}d, ${CLIENTS} clients x ${BATCH}`;
   const base = (x: (b: IngestFigures) => string) => (before ? x(before) : 'no baseline run (--ingest-baseline)');
@@ -256,7 +288,7 @@ export async function vectorIngestBench(opts: BenchOptions = { quick: false }): 
     },
     {
       bench: tag,
-      metric: `search p50 / p99 while ingesting (${now.searchesDuring} searches)`,
+      metric: `search p50 / p99 while ingesting, ${client === 'process' ? 'searched from a process of its own' : "searched from the bench's own event loop"} (${now.searchesDuring} searches)`,
       value: `${f(now.searchP50During)} / ${f(now.searchP99During)} ms`,
       figure: now.searchP50During,
       unit: 'ms',
@@ -264,6 +296,18 @@ export async function vectorIngestBench(opts: BenchOptions = { quick: false }): 
       ratio: before ? `${f(before.searchP50During / now.searchP50During, 1)}x faster p50` : '',
       goal: { max: 10, strict: true, unit: 'ms' },
     },
+    ...(nowInline
+      ? [
+          {
+            bench: tag,
+            metric: `search p50 / p99 while ingesting, searched from the bench's own event loop (${nowInline.searchesDuring} searches)`,
+            value: `${f(nowInline.searchP50During)} / ${f(nowInline.searchP99During)} ms, /healthz p50 ${f(nowInline.floorP50During)} ms, ${f(nowInline.pointsPerSec, 0)} points/s`,
+            baseline: beforeInline
+              ? `${f(beforeInline.searchP50During)} / ${f(beforeInline.searchP99During)} ms, /healthz p50 ${f(beforeInline.floorP50During)} ms, ${f(beforeInline.pointsPerSec, 0)} points/s`
+              : 'no baseline run (--ingest-baseline)',
+          },
+        ]
+      : []),
     {
       bench: tag,
       metric: 'GET /healthz p50 while ingesting (the event loop alone)',
