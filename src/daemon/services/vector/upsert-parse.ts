@@ -245,9 +245,10 @@ export class UpsertParsers {
     if (!entry) return ordinary();
     const seq = this.seq++;
     // The chunks move to the worker as the socket delivered them, and it assembles the body: copying
-    // about 60 chunks of 64 KiB into one buffer here was the largest item left on the event loop per
-    // batch. Node's HTTP parser gives each chunk memory of its own; a chunk sharing its memory (a
-    // small one from Node's slab) is copied, as moving it would take the memory from under its owners.
+    // about 60 chunks of 64 KiB into one buffer here was the largest item in the event loop's profile
+    // per batch (docs/decisions/vector-ingestion.md, fifth and sixth passes). Node's HTTP parser gives
+    // each chunk memory of its own; a chunk sharing its memory (a small one from Node's slab) is
+    // copied, as moving it would take the memory from under its owners.
     const moved = chunks.map((c) => (c.byteOffset === 0 && c.buffer.byteLength === c.byteLength && c.byteLength >= MOVABLE_CHUNK_BYTES ? c : new Uint8Array(c)));
     const reply = await new Promise<Reply>((resolve) => {
       this.waiting.set(seq, resolve);
