@@ -10,6 +10,10 @@
  *
  * Run: npx tsx bench/vector-ingest.ts [--ingest-points 16384] [--ingest-baseline /path/dist/daemon/main.js]
  *      [--ingest-recall 1] (waits for the graph to be whole and measures recall@10 and p50 there)
+ *      [--ingest-search-client process|inline|both] (where the searches during the burst come from: a
+ *      process of their own (bench/search-client.ts), the bench's own event loop beside the uploaders,
+ *      or the first and then a second run of each build with the second)
+ *      [--ingest-rounds 1] (rounds alternating which build goes first; each figure the median of the rounds)
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +23,7 @@ import { pathToFileURL } from 'node:url';
 import { benchLogin, percentile, startDaemonProcess, stopDaemonProcess, type BenchOptions, type Row } from './lib.js';
 import { standaloneOptions } from './options.js';
 import { thousands } from './table.js';
+import { startSearchClient } from './search-client.js';
 import { bruteForce, dataset } from './vector-data.js';
 
 const arg = (name: string, d: string) => {
@@ -96,7 +101,10 @@ function cpuSeconds(pid: number, tid?: number): number | undefined {
   }
 }
 
-async function measure(main: string | undefined, n: number, withRecall: boolean, log: (s: string) => void): Promise<IngestFigures> {
+/** Where the searches sent during ingestion come from: a process of their own, or the bench's own event loop. */
+type SearchClient = 'process' | 'inline';
+
+async function measure(main: string | undefined, n: number, withRecall: boolean, searchClient: SearchClient, log: (s: string) => void): Promise<IngestFigures> {
   const nq = 100;
   const { base, queries } = dataset(n, nq, DIMS, 11);
   const row = (data: Float32Array, i: number) => Array.from(data.subarray(i * DIMS, (i + 1) * DIMS));
@@ -128,26 +136,39 @@ async function measure(main: string | undefined, n: number, withRecall: boolean,
 
     let next = 0;
     let ingesting = true;
-    const during: number[] = [];
-    const searcher = (async () => {
-      for (let i = 0; ingesting; i++) {
-        const t = performance.now();
-        await query(i);
-        during.push(performance.now() - t);
-        // Searches arrive as a user's would, not back to back: about 50 a second.
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    })();
-    // The floor in the same moments: a request with no work behind it waits only for the event loop.
-    const floor: number[] = [];
-    const floorer = (async () => {
-      while (ingesting) {
-        const t = performance.now();
-        await fetch(`${d.url}/healthz`).then((r) => r.text());
-        floor.push(performance.now() - t);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    })();
+    // Searches arrive as a user's would, not back to back: about 50 a second, and as many bare
+    // requests (GET /healthz: with no work behind it, a request waits only for the event loop).
+    const PACE_MS = 20;
+    let during: number[] = [];
+    let floor: number[] = [];
+    let meanwhile: () => Promise<void>;
+    if (searchClient === 'process') {
+      const client = await startSearchClient({ url: d.url, token, path: `${idx}/ingest:query`, bodies: queryBodies, paceMs: PACE_MS });
+      meanwhile = async () => {
+        ({ searches: during, floor } = await client.stop());
+      };
+    } else {
+      // On the bench's own event loop, beside the eight uploaders: each latency also counts their turns.
+      const searcher = (async () => {
+        for (let i = 0; ingesting; i++) {
+          const t = performance.now();
+          await query(i);
+          during.push(performance.now() - t);
+          await new Promise((r) => setTimeout(r, PACE_MS));
+        }
+      })();
+      const floorer = (async () => {
+        while (ingesting) {
+          const t = performance.now();
+          await fetch(`${d.url}/healthz`).then((r) => r.text());
+          floor.push(performance.now() - t);
+          await new Promise((r) => setTimeout(r, PACE_MS));
+        }
+      })();
+      meanwhile = async () => {
+        await Promise.all([searcher, floorer]);
+      };
+    }
     const loop0 = cpuSeconds(d.pid, d.pid);
     const proc0 = cpuSeconds(d.pid);
     const sched0 = schedOf(d.pid);
@@ -162,7 +183,7 @@ async function measure(main: string | undefined, n: number, withRecall: boolean,
     const proc1 = cpuSeconds(d.pid);
     const sched1 = schedOf(d.pid);
     ingesting = false;
-    await Promise.all([searcher, floorer]);
+    await meanwhile();
     log(`  ${n} points acknowledged in ${ingestS.toFixed(1)} s`);
 
     // Right after the last acknowledgement: searches while the graph may still be behind.
@@ -230,18 +251,57 @@ async function measure(main: string | undefined, n: number, withRecall: boolean,
 
 const f = (x: number, d = 2) => x.toFixed(d);
 
+/** Each figure's median over runs (those that measured it), or undefined without runs. */
+function medianFigures(runs: IngestFigures[]): IngestFigures | undefined {
+  if (runs.length === 0) return undefined;
+  const out: Record<string, number> = {};
+  for (const key of Object.keys(runs[0]!) as Array<keyof IngestFigures>) {
+    const xs = runs.map((x) => x[key]).filter((v): v is number => typeof v === 'number');
+    if (xs.length === 0) continue;
+    const sorted = xs.sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    out[key] = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  }
+  return out as unknown as IngestFigures;
+}
+
 export async function vectorIngestBench(opts: BenchOptions = { quick: false }): Promise<Row[]> {
   const n = Number(arg('ingest-points', process.env.BENCH_VECTOR_INGEST_POINTS ?? (opts.quick ? '2000' : '16384')));
   const baselineMain = arg('ingest-baseline', process.env.BENCH_VECTOR_INGEST_BASELINE ?? '');
   const withRecall = arg('ingest-recall', '1') !== '0';
   const log = (s: string) => process.stderr.write(s + '\n');
-  log(`vector ingest: ${n} x ${DIMS} points, ${CLIENTS} clients, batches of ${BATCH}`);
-  const now = await measure(undefined, n, withRecall, log);
-  let before: IngestFigures | undefined;
-  if (baselineMain) {
-    log(`vector ingest: the same load against ${baselineMain}`);
-    before = await measure(baselineMain, n, withRecall, log);
+  // `both`: a second run of each build with the searches sent from the bench's own event loop (as
+  // before the search client had a process of its own), to show how much of that figure was the client.
+  const clientArg = arg('ingest-search-client', 'process');
+  if (!['process', 'inline', 'both'].includes(clientArg)) throw new Error(`--ingest-search-client: process, inline or both, not ${clientArg}`);
+  const client: SearchClient = clientArg === 'inline' ? 'inline' : 'process';
+  // Rounds alternate which build goes first (new, base; then base, new; ...): on this shared machine
+  // the first daemon of an invocation was often the slower one, whichever it was. Each figure is then
+  // the median over the rounds; recall (which waits for the whole graph) is measured in the first round.
+  const rounds = Math.max(1, Number(arg('ingest-rounds', '1')));
+  log(`vector ingest: ${n} x ${DIMS} points, ${CLIENTS} clients, batches of ${BATCH}, searches from ${client === 'process' ? 'a process of their own' : "the bench's event loop"}, ${rounds} round(s)`);
+  const runs = { now: [] as IngestFigures[], before: [] as IngestFigures[], nowInline: [] as IngestFigures[], beforeInline: [] as IngestFigures[] };
+  const brief = (x: IngestFigures) =>
+    `${f(x.pointsPerSec, 0)} points/s, search p50 ${f(x.searchP50During)} ms, /healthz p50 ${f(x.floorP50During)} ms, loop CPU ${f(((x.loopCpuS ?? NaN) * 1e6) / n, 0)} ms per 1,000`;
+  for (let r = 0; r < rounds; r++) {
+    const order = baselineMain && r % 2 === 1 ? (['before', 'now'] as const) : (['now', 'before'] as const);
+    for (const which of order) {
+      if (which === 'before' && !baselineMain) continue;
+      const main = which === 'now' ? undefined : baselineMain;
+      const x = await measure(main, n, withRecall && r === 0, client, log);
+      log(`  round ${r + 1}, ${which === 'now' ? 'this build' : 'baseline'}: ${brief(x)}`);
+      runs[which].push(x);
+      if (clientArg === 'both') {
+        const y = await measure(main, n, false, 'inline', log);
+        log(`  round ${r + 1}, ${which === 'now' ? 'this build' : 'baseline'}, searched from the bench's event loop: ${brief(y)}`);
+        runs[which === 'now' ? 'nowInline' : 'beforeInline'].push(y);
+      }
+    }
   }
+  const now = medianFigures(runs.now)!;
+  const before = medianFigures(runs.before);
+  const nowInline = medianFigures(runs.nowInline);
+  const beforeInline = medianFigures(runs.beforeInline);
   const tag = `vector ingest ${thousands(n)} x ${DIMS}d, ${CLIENTS} clients x ${BATCH}`;
   const base = (x: (b: IngestFigures) => string) => (before ? x(before) : 'no baseline run (--ingest-baseline)');
   const rows: Row[] = [
@@ -256,7 +316,7 @@ export async function vectorIngestBench(opts: BenchOptions = { quick: false }): 
     },
     {
       bench: tag,
-      metric: `search p50 / p99 while ingesting (${now.searchesDuring} searches)`,
+      metric: `search p50 / p99 while ingesting, ${client === 'process' ? 'searched from a process of its own' : "searched from the bench's own event loop"} (${now.searchesDuring} searches)`,
       value: `${f(now.searchP50During)} / ${f(now.searchP99During)} ms`,
       figure: now.searchP50During,
       unit: 'ms',
@@ -264,6 +324,18 @@ export async function vectorIngestBench(opts: BenchOptions = { quick: false }): 
       ratio: before ? `${f(before.searchP50During / now.searchP50During, 1)}x faster p50` : '',
       goal: { max: 10, strict: true, unit: 'ms' },
     },
+    ...(nowInline
+      ? [
+          {
+            bench: tag,
+            metric: `search p50 / p99 while ingesting, searched from the bench's own event loop (${nowInline.searchesDuring} searches)`,
+            value: `${f(nowInline.searchP50During)} / ${f(nowInline.searchP99During)} ms, /healthz p50 ${f(nowInline.floorP50During)} ms, ${f(nowInline.pointsPerSec, 0)} points/s`,
+            baseline: beforeInline
+              ? `${f(beforeInline.searchP50During)} / ${f(beforeInline.searchP99During)} ms, /healthz p50 ${f(beforeInline.floorP50During)} ms, ${f(beforeInline.pointsPerSec, 0)} points/s`
+              : 'no baseline run (--ingest-baseline)',
+          },
+        ]
+      : []),
     {
       bench: tag,
       metric: 'GET /healthz p50 while ingesting (the event loop alone)',
@@ -311,8 +383,15 @@ export async function vectorIngestBench(opts: BenchOptions = { quick: false }): 
   }
   if (now.recall !== undefined) {
     rows.push(
-      { bench: tag, metric: 'recall@10 once the graph is whole', figure: now.recall, goal: { min: 0.99 } },
-      { bench: tag, metric: 'search p50 once the graph is whole', figure: now.graphP50!, unit: 'ms', goal: { max: 5, strict: true, unit: 'ms' } },
+      { bench: tag, metric: 'recall@10 once the graph is whole', figure: now.recall, baseline: base((b) => f(b.recall ?? NaN)), goal: { min: 0.99 } },
+      {
+        bench: tag,
+        metric: 'search p50 once the graph is whole',
+        figure: now.graphP50!,
+        unit: 'ms',
+        baseline: base((b) => `${f(b.graphP50 ?? NaN)} ms`),
+        goal: { max: 5, strict: true, unit: 'ms' },
+      },
       {
         bench: tag,
         metric: 'ingest + graph build until whole',

@@ -106,11 +106,19 @@ describe('acknowledged points are searchable at once while the graph builds (iss
       return JSON.parse(JSON.stringify(Array.from(n > 0 ? f.map((x) => x / n) : f))) as number[];
     };
     const random = (seed: number) => Array.from({ length: DIMS }, (_, i) => Math.sin(seed * 7919 + i * 104729) * (1 + (i % 7)));
-    // Two bodies of 256 x 768 (read into pooled memory, the second into the first's), then one sent
-    // through JSON.parse (a component of 1e17 or more) holding a zero vector, which stays zero.
-    const batches = [0, 1].map((b) => Array.from({ length: 256 }, (_, j) => ({ id: b * 256 + j, vector: random(b * 256 + j) })));
+    // Bodies of 128 x 768 (about 2 MB: many socket chunks, assembled by a parse thread in memory it
+    // keeps), with a bad one of the same size after the first two (refused, its memory sent back for
+    // the ordinary path's message, so the next body on that thread is assembled in fresh memory), then
+    // one sent through JSON.parse (a component of 1e17 or more) holding a zero vector, which stays zero.
+    const batches = [0, 1, 2, 3].map((b) => Array.from({ length: 128 }, (_, j) => ({ id: b * 128 + j, vector: random(b * 128 + j) })));
     batches.push([{ id: 600, vector: [5e17, ...random(600).slice(1)] }, { id: 601, vector: new Array<number>(DIMS).fill(0) }]);
-    for (const points of batches) {
+    for (const [i, points] of batches.entries()) {
+      if (i === 2) {
+        const badPoints = Array.from({ length: 128 }, (_, j) => ({ id: 900 + j, vector: random(900 + j), ...(j === 127 ? { extra: true } : {}) }));
+        const refused = await api('unit', 'upsert', { points: badPoints });
+        expect(refused.status, refused.text).toBe(400);
+        expect(refused.body.error).toMatch(/unknown body field: points.127.extra/);
+      }
       const up = await api('unit', 'upsert', { points });
       expect(up.status, up.text).toBe(200);
       const got = await api('unit', 'query', { vector: points[0]!.vector.map((x) => x || 1), top_k: 600, with_vector: true, with_payload: false });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliSandbox } from '../helpers/cli.js';
 import type { TestDaemon } from '../helpers/daemon.js';
 import { cast } from '../helpers/fixtures.js';
-import { readyIndex, startVectorDaemon, waitFor } from './helpers.js';
+import { idx, readyIndex, startVectorDaemon, waitFor } from './helpers.js';
 
 /**
  * Spec 3 §8 names three vector limits as settings: MAX_POINTS_PER_REQUEST (1000), MAX_BODY_BYTES
@@ -44,9 +44,11 @@ describe('vector limit settings on the direct (Qdrant-compatible) routes', () =>
   let d: TestDaemon;
   let token: string;
   let col: string;
+  let member: { token: string; project: string };
   beforeAll(async () => {
     d = await startVectorDaemon({ limits: { pointsPerUpsert: 5, topKMax: 3, bodyBytes: 4096 } });
     const c = await cast(d);
+    member = { token: c.member.token, project: c.project.id };
     await readyIndex(d, c.member.token, c.project.id, { name: 'small', dimensions: 2 });
     ({ token, collections: [col] } = (await d.api('GET', `/v1/projects/${c.project.id}/vectordb/credentials`, { token: c.admin.token })).body);
   });
@@ -61,5 +63,25 @@ describe('vector limit settings on the direct (Qdrant-compatible) routes', () =>
     expect((await direct('/points/search', { vector: [1, 1], limit: 3 })).body.result).toHaveLength(3);
     const big = await direct('/points', { points: [{ id: 9, vector: [1, 1], payload: { text: 'x'.repeat(5000) } }] }, 'PUT');
     expect(big.status).toBe(413);
+  });
+
+  it('a streamed upsert body (no content-length, small chunks) is taken whole', async () => {
+    // Chunked transfer: the daemon reads the chunks as they come (copied, being small) and the parse thread joins them.
+    const streamed = (parts: string[]) =>
+      fetch(d.url + `${idx(member.project, 'small')}:upsert`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${member.token}`, 'content-type': 'application/json' },
+        body: new ReadableStream({
+          start(controller) {
+            for (const p of parts) controller.enqueue(new TextEncoder().encode(p));
+            controller.close();
+          },
+        }),
+        duplex: 'half',
+      } as RequestInit);
+    const under = await streamed(['{"points": [{"id": 21, ', '"vector": [3, 4], ', '"payload": {"text": "', 'y'.repeat(1000), '"}}]}']);
+    expect(under.status, await under.clone().text()).toBe(200);
+    const got = await d.api('POST', `${idx(member.project, 'small')}:query`, { token: member.token, body: { vector: [3, 4], top_k: 1 } });
+    expect(got.body.results[0]).toMatchObject({ id: 21, payload: { text: 'y'.repeat(1000) } });
   });
 });

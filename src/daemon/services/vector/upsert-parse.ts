@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ApiError, badRequest } from '../../http/errors.js';
-import { MAX_JSON_DEPTH, parseJsonBody, readBody } from '../../http/body.js';
+import { bodyTooLarge, MAX_JSON_DEPTH, parseJsonBody } from '../../http/body.js';
 import { parseInput } from '../../http/validate.js';
 import type { Distance, UpsertBody } from '../../../api/vector.js';
 import type { z } from 'zod';
@@ -123,7 +123,25 @@ function normalizeRows(parsed) {
     o = end;
   }
 }
-parentPort.on('message', ({ seq, bytes, maxPoints, distance }) => {
+/**
+ * The body in one piece, from the chunks the event loop moved here as the socket delivered them: in
+ * memory this thread keeps for the next body (a fresh 4 MB per batch is page faults), unless it is one
+ * chunk already. Memory handed back with an unparsed body is detached, and replaced on the next use.
+ */
+let assembly = new ArrayBuffer(0);
+function assemble(chunks, length) {
+  if (chunks.length === 1) return chunks[0];
+  if (assembly.byteLength < length) assembly = new ArrayBuffer(Math.ceil(length / workerData.step) * workerData.step);
+  const bytes = new Uint8Array(assembly, 0, length);
+  let o = 0;
+  for (const c of chunks) {
+    bytes.set(c, o);
+    o += c.byteLength;
+  }
+  return bytes;
+}
+parentPort.on('message', ({ seq, chunks, length, maxPoints, distance }) => {
+  const bytes = assemble(chunks, length);
   let parsed;
   // A scanner that throws (it should not; coverage tools rewrite function sources) costs only its speed.
   try { parsed = scan(bytes, maxPoints, workerData.maxDepth); } catch { parsed = undefined; }
@@ -132,8 +150,7 @@ parentPort.on('message', ({ seq, bytes, maxPoints, distance }) => {
   // The rows leave here in the stored form of the index's distance (as the route looked it up before the parse).
   if (distance === 'cosine') normalizeRows(parsed);
   parsed.storedFor = distance;
-  // The body's memory goes back too: the event loop reads the next body into it.
-  parentPort.postMessage({ seq, parsed, bytes }, [parsed.vectors.buffer, bytes.buffer]);
+  parentPort.postMessage({ seq, parsed }, [parsed.vectors.buffer]);
 });
 `;
 
@@ -144,11 +161,10 @@ parentPort.on('message', ({ seq, bytes, maxPoints, distance }) => {
  * build, and an idle core still runs a parser flat out.
  */
 const PARSER_NICE = 5;
-/** Bodies read into reused memory (see readBody): from 64 KiB to 8 MiB, in 1 MiB steps, at most 16 kept (8 clients' bodies in flight twice). */
-const POOLED_MIN_BYTES = 64 * 1024;
-const POOLED_MAX_BYTES = 8 * 1024 * 1024;
-const POOLED_STEP = 1024 * 1024;
-const POOLED_BUFFERS = 16;
+/** A parse thread assembles bodies in memory it keeps, grown in steps of 1 MiB (a batch of 256 x 768 is about 4 MB). */
+const ASSEMBLY_STEP = 1024 * 1024;
+/** The smallest chunk moved to a parse thread as it is; Node's shared Buffer slab (8 KiB) serves only smaller allocations. */
+const MOVABLE_CHUNK_BYTES = Buffer.poolSize;
 
 interface Parsed {
   ids: unknown[];
@@ -160,7 +176,7 @@ interface Parsed {
   /** The distance whose stored form the rows are in (normalized for cosine), as hinted; undefined: as sent. */
   storedFor?: Distance;
 }
-type Reply = { seq: number; parsed: Parsed; bytes: Uint8Array } | { seq: number; bytes: Uint8Array } | { seq: number; failed: true };
+type Reply = { seq: number; parsed: Parsed } | { seq: number; bytes: Uint8Array } | { seq: number; failed: true };
 
 /** A few worker threads parsing upsert bodies; a body goes to the one with the fewest in flight. */
 export class UpsertParsers {
@@ -168,10 +184,6 @@ export class UpsertParsers {
   private readonly waiting = new Map<number, (r: Reply) => void>();
   private seq = 0;
   private broken = false;
-  /** Memory of parsed bodies, handed back by the workers, for the next bodies to be read into. */
-  private readonly spare: ArrayBuffer[] = [];
-  /** Every ArrayBuffer readBody read a body into: no one else holds a view of it. */
-  private readonly pooled = new WeakSet<ArrayBuffer>();
 
   constructor(private readonly size = Math.max(1, Math.min(4, availableParallelism()))) {}
 
@@ -179,7 +191,7 @@ export class UpsertParsers {
     if (this.broken) return undefined;
     if (this.workers.length < this.size) {
       try {
-        const worker = new Worker(WORKER, { eval: true, workerData: { maxDepth: MAX_JSON_DEPTH, nice: PARSER_NICE } });
+        const worker = new Worker(WORKER, { eval: true, workerData: { maxDepth: MAX_JSON_DEPTH, nice: PARSER_NICE, step: ASSEMBLY_STEP } });
         worker.unref();
         const entry = { worker, inFlight: 0 };
         worker.on('message', (r: Reply) => {
@@ -221,9 +233,10 @@ export class UpsertParsers {
     maxPoints: number,
     distance?: Distance,
   ): Promise<{ points: UpsertPoint[] }> {
-    const raw = await this.readBody(req, limit);
-    const ordinary = (bytes = raw) => parseInput(schema, bytes.length === 0 ? {} : parseJsonBody(bytes), 'body');
-    if (raw.length === 0) return ordinary();
+    const { chunks, length } = await readChunks(req, limit);
+    const joined = () => (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length));
+    const ordinary = (bytes = joined()) => parseInput(schema, bytes.length === 0 ? {} : parseJsonBody(bytes), 'body');
+    if (length === 0) return ordinary();
     const type = String(req.headers['content-type'] ?? 'application/json');
     if (!/^application\/(.+\+)?json\b/i.test(type) && !/^text\/plain\b/i.test(type)) {
       throw badRequest(`invalid JSON: content type ${type.split(';')[0]} is not application/json`);
@@ -231,20 +244,22 @@ export class UpsertParsers {
     const entry = this.pick();
     if (!entry) return ordinary();
     const seq = this.seq++;
-    // The body's memory moves to the worker when it owns it whole (a large body does), else a copy;
-    // a body the worker does not take comes back for the ordinary path.
-    // Pooled memory is the daemon's own whatever its size (readBody rounds it up): moved too, else
-    // each batch's 4 MB was copied into fresh memory here, the page faults the pool exists to avoid.
-    const owned = raw.byteOffset === 0 && (raw.buffer.byteLength === raw.byteLength || this.pooled.has(raw.buffer as ArrayBuffer));
-    const bytes = owned ? new Uint8Array(raw.buffer, 0, raw.byteLength) : new Uint8Array(raw);
+    // The chunks move to the worker as the socket delivered them, and it assembles the body: copying
+    // about 60 chunks of 64 KiB into one buffer here was the largest item in the event loop's profile
+    // per batch (docs/decisions/vector-ingestion.md, fifth and sixth passes). Node's HTTP parser gives
+    // each chunk memory of its own; a chunk sharing its memory (a small one from Node's slab) is
+    // copied, as moving it would take the memory from under its owners.
+    const moved = chunks.map((c) => (c.byteOffset === 0 && c.buffer.byteLength === c.byteLength && c.byteLength >= MOVABLE_CHUNK_BYTES ? c : new Uint8Array(c)));
     const reply = await new Promise<Reply>((resolve) => {
       this.waiting.set(seq, resolve);
       entry.inFlight++;
-      entry.worker.postMessage({ seq, bytes, maxPoints, distance }, [bytes.buffer as ArrayBuffer]);
+      entry.worker.postMessage(
+        { seq, chunks: moved, length, maxPoints, distance },
+        moved.map((c) => c.buffer as ArrayBuffer),
+      );
     });
     if ('failed' in reply) throw new ApiError(503, 'upsert parser stopped: retry the request');
     if (!('parsed' in reply)) return ordinary(Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength));
-    this.keep(reply.bytes.buffer as ArrayBuffer);
     const { ids, payloads, vectors, lengths, raw: unchecked, checked, storedFor } = reply.parsed;
     const points: UpsertPoint[] = [];
     let o = 0;
@@ -257,39 +272,28 @@ export class UpsertParsers {
     return { points };
   }
 
-  /**
-   * The body, read into memory a parsed body left behind when its length is declared: a fresh 4 MB
-   * buffer per batch (what Buffer.concat makes) cost the event loop about 7 ms of page faults and
-   * copying per batch of 256 x 768 under load; copying each chunk into memory already mapped is
-   * the copy alone. Chunked bodies and small ones are read as every route reads them.
-   */
-  private async readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-    const declared = Number(req.headers['content-length']);
-    if (!(declared >= POOLED_MIN_BYTES && declared <= Math.min(limit, POOLED_MAX_BYTES))) return readBody(req, limit);
-    const fits = this.spare.findIndex((b) => b.byteLength >= declared);
-    const memory = fits >= 0 ? this.spare.splice(fits, 1)[0]! : new ArrayBuffer(Math.ceil(declared / POOLED_STEP) * POOLED_STEP);
-    this.pooled.add(memory);
-    const body = Buffer.from(memory, 0, declared);
-    let size = 0;
-    for await (const chunk of req) {
-      const c = chunk as Buffer;
-      // The parser delivers no more than the declared length; this only keeps the copy in bounds.
-      if (size + c.length > declared) {
-        req.resume();
-        throw badRequest(`request body longer than its content-length (${declared} bytes)`);
-      }
-      body.set(c, size);
-      size += c.length;
-    }
-    return body.subarray(0, size);
-  }
-
-  private keep(memory: ArrayBuffer): void {
-    if (memory.byteLength >= POOLED_MIN_BYTES && memory.byteLength <= POOLED_MAX_BYTES && this.spare.length < POOLED_BUFFERS) this.spare.push(memory);
-  }
-
   async stop(): Promise<void> {
     this.broken = true;
     await Promise.all(this.workers.map((w) => w.worker.terminate()));
   }
+}
+
+/**
+ * The body's chunks as the socket delivered them, not joined, under readBody's byte cap and with its
+ * 413s: a declared length over the cap is refused before reading, a stream past it while reading.
+ */
+async function readChunks(req: IncomingMessage, limit: number): Promise<{ chunks: Buffer[]; length: number }> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) throw bodyTooLarge(limit);
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of req) {
+    length += (chunk as Buffer).length;
+    if (length > limit) {
+      req.resume();
+      throw bodyTooLarge(limit);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return { chunks, length };
 }
