@@ -7,19 +7,25 @@ import { ApiError, badRequest } from './errors.js';
  * refused before reading.
  */
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const { chunks, length } = await readChunks(req, limit);
+  return Buffer.concat(chunks, length);
+}
+
+/** The body's chunks as the socket delivered them, not joined, under readBody's cap and its 413s. */
+export async function readChunks(req: IncomingMessage, limit: number): Promise<{ chunks: Buffer[]; length: number }> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw bodyTooLarge(limit);
   const chunks: Buffer[] = [];
-  let size = 0;
+  let length = 0;
   for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
+    length += (chunk as Buffer).length;
+    if (length > limit) {
       req.resume();
       throw bodyTooLarge(limit);
     }
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks);
+  return { chunks, length };
 }
 
 export function bodyTooLarge(limit: number): ApiError {

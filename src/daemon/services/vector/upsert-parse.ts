@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ApiError, badRequest } from '../../http/errors.js';
-import { bodyTooLarge, MAX_JSON_DEPTH, parseJsonBody } from '../../http/body.js';
+import { MAX_JSON_DEPTH, parseJsonBody, readChunks } from '../../http/body.js';
 import { parseInput } from '../../http/validate.js';
 import type { Distance, UpsertBody } from '../../../api/vector.js';
 import type { z } from 'zod';
@@ -278,22 +278,3 @@ export class UpsertParsers {
   }
 }
 
-/**
- * The body's chunks as the socket delivered them, not joined, under readBody's byte cap and with its
- * 413s: a declared length over the cap is refused before reading, a stream past it while reading.
- */
-async function readChunks(req: IncomingMessage, limit: number): Promise<{ chunks: Buffer[]; length: number }> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw bodyTooLarge(limit);
-  const chunks: Buffer[] = [];
-  let length = 0;
-  for await (const chunk of req) {
-    length += (chunk as Buffer).length;
-    if (length > limit) {
-      req.resume();
-      throw bodyTooLarge(limit);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return { chunks, length };
-}
