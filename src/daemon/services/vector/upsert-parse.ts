@@ -178,6 +178,14 @@ interface Parsed {
 }
 type Reply = { seq: number; parsed: Parsed } | { seq: number; bytes: Uint8Array } | { seq: number; failed: true };
 
+/**
+ * One core is left to the event loop: on 2 cores two parse threads ingested 7,052 points/s but kept
+ * the loop waiting for a core, so searches meanwhile took 11.0 ms p50; one thread ingested 5,988
+ * points/s with searches at 7.7 ms (the same run, alternated rounds; docs/decisions/vector-ingestion.md,
+ * "Parse threads: one core left to the event loop").
+ */
+const PARSERS = Math.max(1, Math.min(4, availableParallelism() - 1));
+
 /** A few worker threads parsing upsert bodies; a body goes to the one with the fewest in flight. */
 export class UpsertParsers {
   private readonly workers: Array<{ worker: Worker; inFlight: number }> = [];
@@ -185,7 +193,7 @@ export class UpsertParsers {
   private seq = 0;
   private broken = false;
 
-  constructor(private readonly size = Math.max(1, Math.min(4, availableParallelism()))) {}
+  constructor(private readonly size = PARSERS) {}
 
   private pick(): { worker: Worker; inFlight: number } | undefined {
     if (this.broken) return undefined;
