@@ -386,11 +386,12 @@ export async function vectorIngestBench(opts: BenchOptions = { quick: false }): 
       { bench: tag, metric: 'recall@10 once the graph is whole', figure: now.recall, baseline: base((b) => f(b.recall ?? NaN)), goal: { min: 0.99 } },
       {
         bench: tag,
-        metric: 'search p50 once the graph is whole',
+        // Over HTTP from this process's fetch, which alone takes about 1.3 ms for a bare /healthz here:
+        // the issue's p50 goal (< 5 ms at 100,000) is the engine's row of bench/vector.ts (largeCase).
+        metric: 'search p50 once the graph is whole (HTTP; goal: the 100,000 row)',
         figure: now.graphP50!,
         unit: 'ms',
         baseline: base((b) => `${f(b.graphP50 ?? NaN)} ms`),
-        goal: { max: 5, strict: true, unit: 'ms' },
       },
       {
         bench: tag,
