@@ -84,8 +84,8 @@ export class MasterKey {
    * (inotify) instead: an event there (the file created, removed, renamed, written, its mode
    * changed, or the directory itself moved) makes the next use stat it again, and the file is read
    * again only when its inode, size or times moved. The kernel queues the event when the change
-   * happens, before any later request's bytes reach the daemon's socket, so a request sent after
-   * the key was removed sees it removed. Without a working watch every use stats the file as
+   * happens, so a request read in a later turn of the event loop sees it; one whose bytes arrive in
+   * the same wakeup as the event may still be served with the old key (one turn, well under a ms). Without a working watch every use stats the file as
    * before, and even with one a key unchanged for a second is checked again on its next use,
    * in case an event was lost (docs/decisions/speed-daemon.md, "Fourth pass").
    */
